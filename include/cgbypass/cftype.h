@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The interface files of the project's VM kernel (Linux 6.1, the config in
+ * kernel/config/), as the kernel's struct cftype arrays declare them.
+ * controller is a Controller, or -1 for the core's own files.
+ */
+typedef struct CfType {
+        const char *name;
+        int controller;
+        unsigned flags;
+} CfType;
+
+#define CFT_NOT_ON_ROOT    (1u << 0) /* kernel: CFTYPE_NOT_ON_ROOT */
+#define CFT_ONLY_ON_ROOT   (1u << 1) /* kernel: CFTYPE_ONLY_ON_ROOT */
+#define CFT_WRITABLE       (1u << 2) /* has a write handler: mode 0644, else 0444 */
+#define CFT_CORE_NEEDS_PSI (1u << 3) /* core file present only with CONFIG_PSI */
+
+/* terminated by an entry whose name is NULL */
+extern const CfType cftype_table[];

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The interface files of a cgroup directory: which exist (kernel:
+ * css_populate_dir(), css_clear_dir(), css_visible(), cgroup_addrm_files()),
+ * which take writes, what reads print, and the write dispatch.
+ */
+#include <stdio.h>
+
+#include "cgbypass/cftype.h"
+#include "cgbypass/parse.h"
+#include "cgbypass/strbuf.h"
+#include "model-internal.h"
+
+int cgroup_write_max_descendants(Cgroup *c, const char *buf, Reason *reterr_reason);
+int cgroup_write_max_depth(Cgroup *c, const char *buf, Reason *reterr_reason);
+
+/* kernfs_fop_write_iter(): without atomic_write_len a write is cut to PAGE_SIZE */
+#define KERNFS_WRITE_MAX 4096
+
+/* kernel: css_visible() for a controller's css on @c; false if @c has no such css */
+static bool css_visible(const Hierarchy *h, const Cgroup *c, Controller ctrl) {
+        CgMask bit = CGMASK(ctrl);
+
+        if (cg_control(h, c, false) & bit)
+                return true;
+        if (!(cg_ss_mask(h, c, false) & bit))
+                return false;
+        return h->implicit_mask & bit;
+}
+
+static bool cftype_applies(const CfType *t, const Cgroup *c) {
+        if ((t->flags & CFT_NOT_ON_ROOT) && !c->parent)
+                return false;
+        if ((t->flags & CFT_ONLY_ON_ROOT) && c->parent)
+                return false;
+        return true;
+}
+
+static const CfType *file_find(const Hierarchy *h, const Cgroup *c, const char *file) {
+        for (const CfType *t = cftype_table; t->name; t++) {
+                if (!streq(t->name, file) || !cftype_applies(t, c))
+                        continue;
+                if (t->controller < 0)
+                        return t;
+                if ((h->builtin & CGMASK(t->controller)) && css_visible(h, c, t->controller))
+                        return t;
+        }
+        return NULL;
+}
+
+bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file) {
+        return file_find(h, c, file);
+}
+
+bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file) {
+        const CfType *t = file_find(h, c, file);
+
+        if (!t)
+                return false;
+        /* patch 004 gives cgroup.controllers a write handler */
+        if (streq(file, "cgroup.controllers"))
+                return h->rules == RULES_BYPASS;
+        return t->flags & CFT_WRITABLE;
+}
+
+static int strcmp_ptr(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
+        size_t n = 0, cap = 0;
+        _cleanup_strv_free_ char **l = NULL;
+
+        for (const CfType *t = cftype_table; t->name; t++) {
+                if (!cftype_applies(t, c))
+                        continue;
+                if (t->controller >= 0 &&
+                    (!(h->builtin & CGMASK(t->controller)) || !css_visible(h, c, t->controller)))
+                        continue;
+                if (n + 2 > cap) {
+                        cap = cap ? cap * 2 : 32;
+                        char **nl = realloc(l, cap * sizeof(char *));
+                        if (!nl)
+                                return -ENOMEM;
+                        l = nl;
+                }
+                l[n] = strdup(t->name);
+                if (!l[n])
+                        return -ENOMEM;
+                l[++n] = NULL;
+        }
+        if (!l) {
+                l = calloc(1, sizeof(char *));
+                if (!l)
+                        return -ENOMEM;
+        }
+        if (n > 1)
+                qsort(l, n, sizeof(char *), strcmp_ptr);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* kernel: cgroup_print_ss_mask() with the series' '#' for bypassed controllers */
+static void print_ss_mask(StrBuf *b, CgMask ss_mask, CgMask bypass_mask) {
+        bool printed = false;
+
+        FOREACH_CONTROLLER_IN(c, ss_mask | bypass_mask) {
+                if (printed)
+                        strbuf_putc(b, ' ');
+                if (!(ss_mask & CGMASK(c)))
+                        strbuf_putc(b, '#');
+                strbuf_append(b, controller_to_string(c));
+                printed = true;
+        }
+        if (printed)
+                strbuf_putc(b, '\n');
+}
+
+/* kernel/cgroup/debug.c: cgroup_masks_read_one() */
+static void print_debug_mask(StrBuf *b, const char *name, CgMask mask) {
+        bool first = true;
+
+        strbuf_printf(b, "%-17s: ", name);
+        FOREACH_CONTROLLER_IN(c, mask) {
+                if (!first)
+                        strbuf_append(b, ", ");
+                strbuf_append(b, controller_to_string(c));
+                first = false;
+        }
+        strbuf_putc(b, '\n');
+}
+
+static void print_limit(StrBuf *b, int v) {
+        if (v == INT_MAX)
+                strbuf_append(b, "max\n");
+        else
+                strbuf_printf(b, "%d\n", v);
+}
+
+int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **ret) {
+        StrBuf b = STRBUF_INIT;
+
+        if (!cgroup_has_file(h, c, file))
+                return -ENOENT;
+
+        if (streq(file, "cgroup.controllers"))
+                print_ss_mask(&b, cg_control(h, c, false), cg_bypass_mask(h, c));
+        else if (streq(file, "cgroup.subtree_control"))
+                print_ss_mask(&b, c->subtree_control, c->subtree_bypass);
+        else if (streq(file, "cgroup.type"))
+                strbuf_printf(&b, "%s\n", cgroup_type_to_string(cgroup_get_type(h, c)));
+        else if (streq(file, "cgroup.events"))
+                /* the freezer is not modeled: nothing is ever frozen */
+                strbuf_printf(&b, "populated %d\nfrozen 0\n", cg_is_populated(c));
+        else if (streq(file, "cgroup.procs") || streq(file, "cgroup.threads")) {
+                _cleanup_free_ ProcId *ids = NULL;
+                size_t n;
+                int r = cgroup_get_procs(h, c, streq(file, "cgroup.procs"), &ids, &n);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < n; i++)
+                        strbuf_printf(&b, "%u\n", ids[i]);
+        } else if (streq(file, "cgroup.max.depth"))
+                print_limit(&b, c->max_depth);
+        else if (streq(file, "cgroup.max.descendants"))
+                print_limit(&b, c->max_descendants);
+        else if (streq(file, "debug.masks")) {
+                print_debug_mask(&b, "subtree_control", c->subtree_control);
+                print_debug_mask(&b, "subtree_ss_mask", c->subtree_ss_mask);
+                if (h->rules == RULES_BYPASS) {
+                        print_debug_mask(&b, "subtree_bypass", c->subtree_bypass);
+                        print_debug_mask(&b, "enable_ss_mask", c->enable_ss_mask);
+                }
+        } else
+                return -ENOSYS;
+
+        return strbuf_steal(&b, ret);
+}
+
+/* kernel: cgroup_procs_write_start(): "kstrtoint(strstrip(buf), 0, &pid) || pid < 0" */
+static int write_pid(const char *buf, Reason *reterr) {
+        _cleanup_free_ char *copy = strdup(buf);
+        int pid;
+
+        if (!copy)
+                return -ENOMEM;
+        if (kstrtoint(kstrstrip(copy), 0, &pid) < 0 || pid < 0) {
+                reason_set(reterr, REASON_PARSE);
+                return -EINVAL;
+        }
+        /* real pids mean nothing to the model; moves go through hierarchy_move() */
+        reason_set(reterr, REASON_NOT_MODELED);
+        return -ENOSYS;
+}
+
+int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
+        _cleanup_free_ char *cut = NULL;
+
+        if (!cgroup_has_file(h, c, file)) {
+                reason_set(reterr_reason, REASON_NO_SUCH_FILE);
+                return -ENOENT;
+        }
+        if (!cgroup_file_writable(h, c, file)) {
+                reason_set(reterr_reason, REASON_READ_ONLY);
+                return -EACCES;
+        }
+        /* kernel: cgroup_file_write() returns before any handler runs */
+        if (buf[0] == '\0')
+                return 0;
+        if (strlen(buf) > KERNFS_WRITE_MAX) {
+                cut = strndup(buf, KERNFS_WRITE_MAX);
+                if (!cut)
+                        return -ENOMEM;
+                buf = cut;
+        }
+
+        if (streq(file, "cgroup.subtree_control"))
+                return cgroup_write_subtree_control(h, c, buf, reterr_reason);
+        if (streq(file, "cgroup.controllers"))
+                return cgroup_write_controllers(h, c, buf, reterr_reason);
+        if (streq(file, "cgroup.type"))
+                return cgroup_write_type(h, c, buf, reterr_reason);
+        if (streq(file, "cgroup.max.depth"))
+                return cgroup_write_max_depth(c, buf, reterr_reason);
+        if (streq(file, "cgroup.max.descendants"))
+                return cgroup_write_max_descendants(c, buf, reterr_reason);
+        if (streq(file, "cgroup.procs") || streq(file, "cgroup.threads"))
+                return write_pid(buf, reterr_reason);
+
+        reason_set(reterr_reason, REASON_NOT_MODELED);
+        return -ENOSYS;
+}

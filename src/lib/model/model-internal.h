@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Private to the model. The fields mirror struct cgroup of the kernel (with
+ * the series' subtree_bypass and enable_ss_mask); helpers named cg_*() mirror
+ * the kernel function named in their comment.
+ */
+
+#include <limits.h>
+
+#include "cgbypass/model.h"
+
+typedef struct Proc {
+        ProcId id;
+        Cgroup *cgroup;         /* NULL once reaped */
+} Proc;
+
+struct Cgroup {
+        char *name;
+        Cgroup *parent;
+        Cgroup *first_child, *last_child, *next_sibling, *prev_sibling;
+        Cgroup *hash_next;      /* Hierarchy.buckets chain, keyed by (parent, name) */
+        Cgroup *clone;          /* scratch for hierarchy_clone() */
+        unsigned level;
+
+        CgMask subtree_control;
+        CgMask subtree_ss_mask;
+        CgMask subtree_bypass;  /* bypass rules only */
+        CgMask enable_ss_mask;  /* bypass rules only */
+
+        Cgroup *dom_cgrp;       /* self, or the thread root whose domain it joined */
+        unsigned nr_threaded_children;
+
+        /* kernel: nr_populated_csets (we only need "has tasks") and the children counters */
+        unsigned nr_procs;
+        unsigned nr_populated_domain_children;
+        unsigned nr_populated_threaded_children;
+
+        unsigned nr_descendants;
+        int max_descendants;    /* INT_MAX = "max" */
+        int max_depth;
+};
+
+struct Hierarchy {
+        RuleSet rules;
+        CgMask builtin;         /* kernel: cgrp_dfl_root.subsys_mask */
+        CgMask threaded_mask;   /* cgrp_dfl_threaded_ss_mask */
+        CgMask implicit_mask;   /* cgrp_dfl_implicit_ss_mask */
+        CgMask inhibit_mask;    /* cgrp_dfl_inhibit_ss_mask */
+
+        Cgroup *root;
+        size_t count;
+
+        Cgroup **buckets;
+        size_t n_buckets;
+
+        Proc *procs;            /* indexed by ProcId - 1 */
+        size_t n_procs;
+        size_t n_alive;
+};
+
+/* kernel: cgroup_is_threaded() */
+static inline bool cg_is_threaded(const Cgroup *c) {
+        return c->dom_cgrp != c;
+}
+
+/* kernel: cgroup_is_mixable() */
+static inline bool cg_is_mixable(const Cgroup *c) {
+        return !c->parent;
+}
+
+/* kernel: cgroup_has_tasks() */
+static inline bool cg_has_tasks(const Cgroup *c) {
+        return c->nr_procs > 0;
+}
+
+/* kernel: cgroup_is_populated() */
+static inline bool cg_is_populated(const Cgroup *c) {
+        return c->nr_procs + c->nr_populated_domain_children + c->nr_populated_threaded_children > 0;
+}
+
+/* What the no-internal-process and thread rules look at: enabled or (series) bypassed. */
+static inline CgMask cg_subtree_mask(const Cgroup *c) {
+        return c->subtree_control | c->subtree_bypass;
+}
+
+bool cg_can_be_thread_root(const Hierarchy *h, const Cgroup *c);
+bool cg_is_thread_root(const Hierarchy *h, const Cgroup *c);
+bool cg_is_valid_domain(const Hierarchy *h, const Cgroup *c);
+CgMask cg_control(const Hierarchy *h, const Cgroup *c, bool show_bypass);
+CgMask cg_ss_mask(const Hierarchy *h, const Cgroup *c, bool show_bypass);
+CgMask cg_bypass_mask(const Hierarchy *h, const Cgroup *c);
+
+/* kernel: cgroup_propagate_control(); the model has no css to create or kill, they derive from masks */
+void cg_propagate_control(const Hierarchy *h, Cgroup *c);
+
+/* kernel: cgroup_update_populated(), for a change of @c's own tasks between none and some */
+void cg_update_populated(Cgroup *c, bool populated);
+
+/* the kernel's cgroup_subtree_control_write() parser, shared with cgroup.controllers */
+int cg_parse_control_tokens(const Hierarchy *h, char *buf, const char *prefixes,
+                            CgMask *ret_plus, CgMask *ret_minus, CgMask *ret_hash);
+
+static inline void reason_set(Reason *r, Reason v) {
+        if (r)
+                *r = v;
+}

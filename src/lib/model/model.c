@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tree: lifetime of the hierarchy and its cgroups, path lookup, mkdir and
+ * rmdir (kernel: cgroup_mkdir(), cgroup_create(), cgroup_destroy_locked()).
+ */
+#include <limits.h>
+#include <stdint.h>
+
+#include "model-internal.h"
+
+static const char *const rules_table[_RULES_MAX] = {
+        [RULES_STOCK] = "stock",
+        [RULES_BYPASS] = "bypass",
+};
+
+const char *rules_to_string(RuleSet r) {
+        if (r < 0 || r >= _RULES_MAX)
+                return NULL;
+        return rules_table[r];
+}
+
+RuleSet rules_from_string(const char *s) {
+        for (RuleSet r = 0; r < _RULES_MAX; r++)
+                if (streq_ptr(rules_table[r], s))
+                        return r;
+        return _RULES_INVALID;
+}
+
+static const char *const cgroup_type_table[_CGROUP_TYPE_MAX] = {
+        [CGROUP_TYPE_DOMAIN] = "domain",
+        [CGROUP_TYPE_DOMAIN_THREADED] = "domain threaded",
+        [CGROUP_TYPE_DOMAIN_INVALID] = "domain invalid",
+        [CGROUP_TYPE_THREADED] = "threaded",
+};
+
+const char *cgroup_type_to_string(CgroupType t) {
+        if (t < 0 || t >= _CGROUP_TYPE_MAX)
+                return NULL;
+        return cgroup_type_table[t];
+}
+
+/* ---- child index: (parent, name) -> cgroup, so lookups do not scan siblings ---- */
+
+static size_t child_hash(const Cgroup *parent, const char *name, size_t n_buckets) {
+        uint64_t x = 1469598103934665603ULL;
+
+        for (const unsigned char *p = (const unsigned char *) name; *p; p++)
+                x = (x ^ *p) * 1099511628211ULL;
+        x ^= (uint64_t) (uintptr_t) parent * 0x9e3779b97f4a7c15ULL;
+        x ^= x >> 29;
+        return (size_t) (x & (n_buckets - 1));
+}
+
+static Cgroup *child_find(const Hierarchy *h, const Cgroup *parent, const char *name) {
+        for (Cgroup *c = h->buckets[child_hash(parent, name, h->n_buckets)]; c; c = c->hash_next)
+                if (c->parent == parent && streq(c->name, name))
+                        return c;
+        return NULL;
+}
+
+static void child_index_insert(Hierarchy *h, Cgroup *c) {
+        size_t i = child_hash(c->parent, c->name, h->n_buckets);
+        c->hash_next = h->buckets[i];
+        h->buckets[i] = c;
+}
+
+static void child_index_remove(Hierarchy *h, Cgroup *c) {
+        for (Cgroup **p = &h->buckets[child_hash(c->parent, c->name, h->n_buckets)]; *p; p = &(*p)->hash_next)
+                if (*p == c) {
+                        *p = c->hash_next;
+                        return;
+                }
+}
+
+static int child_index_grow(Hierarchy *h) {
+        size_t n = h->n_buckets * 2;
+        Cgroup **b = calloc(n, sizeof(Cgroup *));
+        if (!b)
+                return -ENOMEM;
+
+        for (size_t i = 0; i < h->n_buckets; i++)
+                for (Cgroup *c = h->buckets[i], *next; c; c = next) {
+                        next = c->hash_next;
+                        size_t j = child_hash(c->parent, c->name, n);
+                        c->hash_next = b[j];
+                        b[j] = c;
+                }
+        free(h->buckets);
+        h->buckets = b;
+        h->n_buckets = n;
+        return 0;
+}
+
+/* ---- lifetime ---- */
+
+static Cgroup *cgroup_alloc(const char *name) {
+        Cgroup *c = calloc(1, sizeof(Cgroup));
+        if (!c)
+                return NULL;
+        c->name = strdup(name);
+        if (!c->name) {
+                free(c);
+                return NULL;
+        }
+        c->dom_cgrp = c;
+        c->max_depth = INT_MAX;
+        c->max_descendants = INT_MAX;
+        return c;
+}
+
+static void cgroup_free_one(Cgroup *c) {
+        free(c->name);
+        free(c);
+}
+
+static void link_child(Cgroup *parent, Cgroup *c) {
+        c->parent = parent;
+        c->level = parent->level + 1;
+        c->prev_sibling = parent->last_child;
+        if (parent->last_child)
+                parent->last_child->next_sibling = c;
+        else
+                parent->first_child = c;
+        parent->last_child = c;
+}
+
+static void unlink_child(Cgroup *c) {
+        Cgroup *parent = c->parent;
+
+        if (c->prev_sibling)
+                c->prev_sibling->next_sibling = c->next_sibling;
+        else
+                parent->first_child = c->next_sibling;
+        if (c->next_sibling)
+                c->next_sibling->prev_sibling = c->prev_sibling;
+        else
+                parent->last_child = c->prev_sibling;
+        c->prev_sibling = c->next_sibling = NULL;
+}
+
+int hierarchy_new(Hierarchy **ret, RuleSet rules, CgMask builtin) {
+        if (rules < 0 || rules >= _RULES_MAX || (builtin & ~CGMASK_ALL))
+                return -EINVAL;
+
+        Hierarchy *h = calloc(1, sizeof(Hierarchy));
+        if (!h)
+                return -ENOMEM;
+        h->rules = rules;
+        h->builtin = builtin;
+        h->threaded_mask = controller_threaded_mask(builtin);
+        h->implicit_mask = controller_implicit_mask(builtin);
+        h->inhibit_mask = controller_inhibit_mask(builtin);
+        h->n_buckets = 64;
+        h->buckets = calloc(h->n_buckets, sizeof(Cgroup *));
+        h->root = cgroup_alloc("");
+        if (!h->buckets || !h->root) {
+                hierarchy_free(h);
+                return -ENOMEM;
+        }
+        h->count = 1;
+        /* kernel: cgroup_setup_root() propagates once, which sets the root's implicit csses */
+        cg_propagate_control(h, h->root);
+        *ret = h;
+        return 0;
+}
+
+Hierarchy *hierarchy_free(Hierarchy *h) {
+        if (!h)
+                return NULL;
+        if (h->root) {
+                /* post-order, iteratively: trees can be deep */
+                Cgroup *c = h->root;
+                while (c) {
+                        if (c->first_child) {
+                                c = c->first_child;
+                                continue;
+                        }
+                        Cgroup *parent = c->parent;
+                        if (parent)
+                                parent->first_child = c->next_sibling;
+                        cgroup_free_one(c);
+                        c = parent;
+                }
+        }
+        free(h->buckets);
+        free(h->procs);
+        free(h);
+        return NULL;
+}
+
+Cgroup *cgroup_next_descendant_pre(const Cgroup *pos, const Cgroup *root) {
+        if (pos->first_child)
+                return pos->first_child;
+        for (; pos != root; pos = pos->parent)
+                if (pos->next_sibling)
+                        return pos->next_sibling;
+        return NULL;
+}
+
+int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
+        _cleanup_(hierarchy_freep) Hierarchy *n = NULL;
+        int r;
+
+        r = hierarchy_new(&n, h->rules, h->builtin);
+        if (r < 0)
+                return r;
+
+        free(n->buckets);
+        n->n_buckets = h->n_buckets;
+        n->buckets = calloc(n->n_buckets, sizeof(Cgroup *));
+        if (!n->buckets)
+                return -ENOMEM;
+
+        h->root->clone = n->root;
+        for (Cgroup *c = h->root; c; c = cgroup_next_descendant_pre(c, h->root)) {
+                Cgroup *copy = c->clone;
+
+                if (c != h->root) {
+                        copy = cgroup_alloc(c->name);
+                        if (!copy)
+                                return -ENOMEM;
+                        link_child(c->parent->clone, copy);
+                        child_index_insert(n, copy);
+                        c->clone = copy;
+                        n->count++;
+                }
+                copy->subtree_control = c->subtree_control;
+                copy->subtree_ss_mask = c->subtree_ss_mask;
+                copy->subtree_bypass = c->subtree_bypass;
+                copy->enable_ss_mask = c->enable_ss_mask;
+                copy->dom_cgrp = c->dom_cgrp->clone; /* self or an ancestor: already copied */
+                copy->nr_threaded_children = c->nr_threaded_children;
+                copy->nr_procs = c->nr_procs;
+                copy->nr_populated_domain_children = c->nr_populated_domain_children;
+                copy->nr_populated_threaded_children = c->nr_populated_threaded_children;
+                copy->nr_descendants = c->nr_descendants;
+                copy->max_descendants = c->max_descendants;
+                copy->max_depth = c->max_depth;
+        }
+
+        if (h->n_procs > 0) {
+                n->procs = calloc(h->n_procs, sizeof(Proc));
+                if (!n->procs)
+                        return -ENOMEM;
+                for (size_t i = 0; i < h->n_procs; i++)
+                        n->procs[i] = (Proc) {
+                                .id = h->procs[i].id,
+                                .cgroup = h->procs[i].cgroup ? h->procs[i].cgroup->clone : NULL,
+                        };
+        }
+        n->n_procs = h->n_procs;
+        n->n_alive = h->n_alive;
+
+        *ret = TAKE_PTR(n);
+        return 0;
+}
+
+RuleSet hierarchy_rules(const Hierarchy *h) {
+        return h->rules;
+}
+
+CgMask hierarchy_builtin(const Hierarchy *h) {
+        return h->builtin;
+}
+
+Cgroup *hierarchy_root(const Hierarchy *h) {
+        return h->root;
+}
+
+size_t hierarchy_count(const Hierarchy *h) {
+        return h->count;
+}
+
+CgMask hierarchy_threaded_mask(const Hierarchy *h) {
+        return h->threaded_mask;
+}
+
+/* ---- paths ---- */
+
+/*
+ * Walk @path from the root. On success *ret is the cgroup named by all
+ * components but the last when @want_parent, and *ret_last the last one.
+ */
+static int path_walk(const Hierarchy *h, const char *path, bool want_parent,
+                     Cgroup **ret, const char **ret_last) {
+        Cgroup *c = h->root;
+        const char *p = path;
+
+        if (strlen(path) >= PATH_MAX)
+                return -ENAMETOOLONG;
+        if (*p == '/')
+                p++;
+        if (streq(p, "") || streq(p, ".")) {
+                if (want_parent)
+                        return -EEXIST; /* mkdir of the root */
+                *ret = c;
+                return 0;
+        }
+
+        for (;;) {
+                const char *slash = strchr(p, '/');
+                size_t n = slash ? (size_t) (slash - p) : strlen(p);
+                char name[CGROUP_NAME_MAX + 1];
+
+                if (n == 0)
+                        return -EINVAL; /* "//" or a trailing '/' */
+                if (n > CGROUP_NAME_MAX)
+                        return -ENAMETOOLONG;
+                memcpy(name, p, n);
+                name[n] = '\0';
+                if (streq(name, ".") || streq(name, ".."))
+                        return -EINVAL;
+
+                if (!slash && want_parent) {
+                        *ret = c;
+                        *ret_last = p;
+                        return 0;
+                }
+
+                Cgroup *child = child_find(h, c, name);
+                if (!child)
+                        return cgroup_has_file(h, c, name) ? -ENOTDIR : -ENOENT;
+                c = child;
+                if (!slash)
+                        break;
+                p = slash + 1;
+        }
+        *ret = c;
+        return 0;
+}
+
+int hierarchy_lookup(const Hierarchy *h, const char *path, Cgroup **ret) {
+        return path_walk(h, path, false, ret, NULL);
+}
+
+int cgroup_path(const Cgroup *c, char **ret) {
+        size_t len = 0;
+
+        if (!c->parent)
+                return (*ret = strdup("/")) ? 0 : -ENOMEM;
+
+        for (const Cgroup *i = c; i->parent; i = i->parent)
+                len += 1 + strlen(i->name);
+        char *s = malloc(len + 1);
+        if (!s)
+                return -ENOMEM;
+        s[len] = '\0';
+        for (const Cgroup *i = c; i->parent; i = i->parent) {
+                size_t n = strlen(i->name);
+                len -= n;
+                memcpy(s + len, i->name, n);
+                s[--len] = '/';
+        }
+        *ret = s;
+        return 0;
+}
+
+/* kernel: cgroup_check_hierarchy_limits() */
+static bool check_hierarchy_limits(const Cgroup *parent) {
+        int level = 0;
+
+        for (const Cgroup *c = parent; c; c = c->parent) {
+                if (c->nr_descendants >= (unsigned) c->max_descendants)
+                        return false;
+                if (level >= c->max_depth)
+                        return false;
+                level++;
+        }
+        return true;
+}
+
+int hierarchy_mkdir(Hierarchy *h, const char *path, Cgroup **ret, Reason *reterr_reason) {
+        Cgroup *parent;
+        const char *name;
+        int r;
+
+        r = path_walk(h, path, true, &parent, &name);
+        if (r < 0) {
+                reason_set(reterr_reason, r == -EEXIST ? REASON_EXISTS :
+                                          r == -ENOTDIR ? REASON_NOT_A_DIRECTORY : REASON_NO_SUCH_CGROUP);
+                return r;
+        }
+
+        /* the VFS finds an existing dentry, cgroup or interface file, before the kernel is asked */
+        if (child_find(h, parent, name) || cgroup_has_file(h, parent, name)) {
+                reason_set(reterr_reason, REASON_EXISTS);
+                return -EEXIST;
+        }
+
+        /* kernel: cgroup_mkdir() keeps /proc/PID/cgroup parseable */
+        if (strchr(name, '\n')) {
+                reason_set(reterr_reason, REASON_PARSE);
+                return -EINVAL;
+        }
+
+        /* patch 002, placed before the limit check (docs/bypass-semantics.md) */
+        if (h->rules == RULES_BYPASS && !cg_is_threaded(parent) && !cg_is_valid_domain(h, parent)) {
+                reason_set(reterr_reason, REASON_INVALID_DOMAIN);
+                return -EOPNOTSUPP;
+        }
+
+        if (!check_hierarchy_limits(parent)) {
+                reason_set(reterr_reason, REASON_LIMIT);
+                return -EAGAIN;
+        }
+
+        if (h->count >= h->n_buckets && child_index_grow(h) < 0)
+                return -ENOMEM;
+
+        Cgroup *c = cgroup_alloc(name);
+        if (!c)
+                return -ENOMEM;
+        link_child(parent, c);
+        child_index_insert(h, c);
+        h->count++;
+        for (Cgroup *a = parent; a; a = a->parent)
+                a->nr_descendants++;
+
+        /* kernel: cgroup_create() -> cgroup_propagate_control(cgrp) */
+        cg_propagate_control(h, c);
+
+        if (ret)
+                *ret = c;
+        return 0;
+}
+
+int hierarchy_rmdir(Hierarchy *h, const char *path, Reason *reterr_reason) {
+        Cgroup *c;
+        int r;
+
+        r = hierarchy_lookup(h, path, &c);
+        if (r < 0) {
+                reason_set(reterr_reason, r == -ENOTDIR ? REASON_NOT_A_DIRECTORY : REASON_NO_SUCH_CGROUP);
+                return r;
+        }
+        if (!c->parent) {
+                /* the VFS refuses rmdir of "." */
+                reason_set(reterr_reason, REASON_ROOT);
+                return -EINVAL;
+        }
+        if (cg_is_populated(c)) {
+                reason_set(reterr_reason, REASON_POPULATED);
+                return -EBUSY;
+        }
+        if (c->first_child) {
+                reason_set(reterr_reason, REASON_HAS_CHILDREN);
+                return -EBUSY;
+        }
+
+        if (cg_is_threaded(c))
+                c->parent->nr_threaded_children--;
+        for (Cgroup *a = c->parent; a; a = a->parent)
+                a->nr_descendants--;
+        child_index_remove(h, c);
+        unlink_child(c);
+        h->count--;
+        cgroup_free_one(c);
+        return 0;
+}
+
+/* ---- accessors ---- */
+
+const char *cgroup_name(const Cgroup *c) {
+        return c->name;
+}
+
+Cgroup *cgroup_parent(const Cgroup *c) {
+        return c->parent;
+}
+
+Cgroup *cgroup_first_child(const Cgroup *c) {
+        return c->first_child;
+}
+
+Cgroup *cgroup_next_sibling(const Cgroup *c) {
+        return c->next_sibling;
+}
+
+unsigned cgroup_level(const Cgroup *c) {
+        return c->level;
+}
+
+CgMask cgroup_get_subtree_control(const Cgroup *c) {
+        return c->subtree_control;
+}
+
+CgMask cgroup_get_subtree_ss_mask(const Cgroup *c) {
+        return c->subtree_ss_mask;
+}
+
+CgMask cgroup_get_subtree_bypass(const Cgroup *c) {
+        return c->subtree_bypass;
+}
+
+CgMask cgroup_get_enable_ss_mask(const Cgroup *c) {
+        return c->enable_ss_mask;
+}
+
+bool cgroup_is_populated(const Cgroup *c) {
+        return cg_is_populated(c);
+}
+
+unsigned cgroup_nr_procs(const Cgroup *c) {
+        return c->nr_procs;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cgbypass/parse.h"
+
+/* The kernel's isspace() (lib/ctype.c): ASCII whitespace plus 0xa0 (nbsp in latin1). */
+static bool kisspace(unsigned char c) {
+        return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+char *kstrstrip(char *s) {
+        size_t n = strlen(s);
+
+        while (n > 0 && kisspace((unsigned char) s[n - 1]))
+                n--;
+        s[n] = '\0';
+        while (kisspace((unsigned char) *s))
+                s++;
+        return s;
+}
+
+/* kernel: lib/kstrtox.c _kstrtoull() with _parse_integer() */
+static int parse_ull(const char *s, unsigned base, unsigned long long *ret) {
+        unsigned long long v = 0;
+        bool overflow = false;
+        size_t n = 0;
+
+        if (base == 0) {
+                if (s[0] == '0') {
+                        if (tolower((unsigned char) s[1]) == 'x' && isxdigit((unsigned char) s[2])) {
+                                base = 16;
+                                s += 2;
+                        } else
+                                base = 8;
+                } else
+                        base = 10;
+        } else if (base == 16 && s[0] == '0' && tolower((unsigned char) s[1]) == 'x')
+                s += 2;
+
+        for (;; s++, n++) {
+                unsigned c = (unsigned char) *s, d;
+
+                if (c >= '0' && c <= '9')
+                        d = c - '0';
+                else if (tolower((int) c) >= 'a' && tolower((int) c) <= 'f')
+                        d = (unsigned) (tolower((int) c) - 'a' + 10);
+                else
+                        break;
+                if (d >= base)
+                        break;
+                if (v > (ULLONG_MAX - d) / base)
+                        overflow = true;
+                v = v * base + d;
+        }
+        if (overflow)
+                return -ERANGE;
+        if (n == 0)
+                return -EINVAL;
+        if (*s == '\n')
+                s++;
+        if (*s)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+/* kernel: kstrtoull() takes a leading '+', _kstrtoull() (after a '-') does not */
+static int kstrtoull(const char *s, unsigned base, unsigned long long *ret) {
+        return parse_ull(s[0] == '+' ? s + 1 : s, base, ret);
+}
+
+int kstrtoint(const char *s, unsigned base, int *ret) {
+        unsigned long long u;
+        long long v;
+        int r;
+
+        if (s[0] == '-') {
+                r = parse_ull(s + 1, base, &u);
+                if (r < 0)
+                        return r;
+                if ((long long) -u > 0)
+                        return -ERANGE;
+                v = (long long) -u;
+        } else {
+                r = kstrtoull(s, base, &u);
+                if (r < 0)
+                        return r;
+                if ((long long) u < 0)
+                        return -ERANGE;
+                v = (long long) u;
+        }
+        if (v != (int) v)
+                return -ERANGE;
+        *ret = (int) v;
+        return 0;
+}
