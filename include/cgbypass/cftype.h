@@ -16,6 +16,8 @@ typedef struct CfType {
 #define CFT_ONLY_ON_ROOT   (1u << 1) /* kernel: CFTYPE_ONLY_ON_ROOT */
 #define CFT_WRITABLE       (1u << 2) /* has a write handler: mode 0644, else 0444 */
 #define CFT_CORE_NEEDS_PSI (1u << 3) /* core file present only with CONFIG_PSI */
+#define CFT_DEBUG          (1u << 4) /* kernel: CFTYPE_DEBUG, only when booted with cgroup_debug */
+#define CFT_NO_READ        (1u << 5) /* no read handler (mode 0200): reads fail with EINVAL */
 
 /* terminated by an entry whose name is NULL */
 extern const CfType cftype_table[];

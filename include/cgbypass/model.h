@@ -113,17 +113,19 @@ int hierarchy_rmdir(Hierarchy *h, const char *path, Reason *reterr_reason);
  * cgroup_write() - open(2) FILE in @c for writing, then write(2) @buf to it
  * @buf: the bytes of one write(2), NUL-terminated, without a newline added
  *
- * Dispatches to the write handlers below. Return: the handler's result;
- * -ENOENT when @c has no such file; -EACCES when the file is read-only (its
- * mode has no write bit, as cgroup.controllers on a stock kernel); -ENOSYS
- * when the file exists and is writable but the model does not implement it.
+ * The caller is root, as the daemon and the trace tool are. Dispatches to the
+ * write handlers below. Return: 0 for an empty write (no handler runs); the
+ * handler's result; -ENOENT when @c has no such file; -EINVAL when the file
+ * has no write handler (cgroup.controllers on a stock kernel: root may open
+ * a 0444 cgroup file for writing); -ENOSYS when the file exists and is
+ * writable but the model does not implement it.
  */
 int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason);
 
 /* kernel: cgroup_subtree_control_write(). -EINVAL, -ENOENT, -EBUSY, -EOPNOTSUPP. */
 int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
 
-/* bypass rules: cgroup_controllers_write() of the series. -EINVAL, -ENOENT, -EBUSY. */
+/* bypass rules: cgroup_controllers_write() of the series. -EINVAL, -ENOENT, -EBUSY; stock: -EINVAL. */
 int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
 
 /* kernel: cgroup_type_write(). -EINVAL (not "threaded"), -EOPNOTSUPP. */
@@ -157,8 +159,9 @@ Cgroup *hierarchy_proc_cgroup(const Hierarchy *h, ProcId pid); /* NULL if unknow
  * @ret: malloc'ed text (newline-terminated lines, "" for an empty file)
  *
  * cgroup.procs and cgroup.threads list ProcIds, sorted. Return: 0; -ENOENT
- * when the file does not exist in @c; -EOPNOTSUPP for cgroup.procs of a
- * threaded cgroup; -ENOSYS for files the model does not implement; -ENOMEM.
+ * when the file does not exist in @c; -EINVAL for a write-only file
+ * (cgroup.kill); -EOPNOTSUPP for cgroup.procs of a threaded cgroup; -ENOSYS
+ * for files the model does not implement; -ENOMEM.
  */
 int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **ret);
 
@@ -247,3 +250,24 @@ int hierarchy_dump(const Hierarchy *h, char **ret);
  * Return: 0, -EUCLEAN on a violation, -ENOMEM.
  */
 int hierarchy_check(const Hierarchy *h, char **reterr_msg);
+
+/**
+ * hierarchy_import() - set a cgroup's state as observed on a real kernel
+ * @h: the hierarchy
+ * @path: the cgroup; its parent must exist (import parents first, pre-order)
+ *        and it must not exist yet, except the root
+ * @threaded: cgroup.type says "threaded"
+ * @subtree_control: enabled in cgroup.subtree_control
+ * @subtree_bypass: bypassed ('#') in cgroup.subtree_control
+ * @enable_ss_mask: re-enabled for itself while the parent bypasses it
+ * @nr_procs: processes directly in it
+ * @ret_first: the ProcId of its first process (the rest follow consecutively)
+ *
+ * Backends load the hierarchy they find with this, bypassing the write
+ * rules, then call hierarchy_check(). Return: 0; -EEXIST, -ENOENT (parent);
+ * -EUCLEAN when the state cannot exist under @h's rules (masks beyond what
+ * the parent offers, bypass state under stock rules, a threaded cgroup under
+ * a parent that cannot be a thread root); -ENOMEM.
+ */
+int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
+                     CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first);

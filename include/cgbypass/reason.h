@@ -25,7 +25,7 @@ typedef enum Reason {
         REASON_NOT_A_DIRECTORY,         /* ENOTDIR */
         REASON_EXISTS,                  /* EEXIST */
         REASON_NO_SUCH_FILE,            /* ENOENT: the interface file does not exist here */
-        REASON_READ_ONLY,               /* EACCES: the file has no write handler */
+        REASON_READ_ONLY,               /* EINVAL: the file has no write handler */
         REASON_LIMIT,                   /* EAGAIN: cgroup.max.depth / cgroup.max.descendants */
         REASON_RANGE,                   /* ERANGE */
         REASON_NO_SUCH_PROCESS,         /* ESRCH */

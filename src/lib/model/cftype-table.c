@@ -1,24 +1,116 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PROVISIONAL (lead): core files only, replaced by the kernel helper's verified table. */
+/*
+ * Every cgroup2 interface file of the project's VM kernel: Debian's
+ * linux-source-6.1 (6.1.192) built from kernel/config/cgbypass.config and
+ * booted with cgroup_debug, as the kernel's struct cftype arrays declare them.
+ * Order: the core's files, then by controller in the kernel's ssid order,
+ * each as its cftype array registers them.
+ *
+ * Derived from the 6.1 sources, then checked against `ls -la` of the root, a
+ * child and a grandchild in the VM with every controller enabled (the listing
+ * is kept in kernel/files-6.1.txt).  What the config decides:
+ *   - PSI off: no cgroup.pressure, {cpu,io,memory,irq}.pressure;
+ *   - no NUMA: no memory.numa_stat; no SWAP/ZSWAP: no memory.swap.*, memory.zswap.*;
+ *   - FAIR_GROUP_SCHED + CFS_BANDWIDTH, no UCLAMP_TASK_GROUP: no cpu.uclamp.*;
+ *   - io: blk-cgroup core (io.stat) + BLK_DEV_THROTTLING (io.max) only,
+ *     no IOCOST / IOLATENCY / BFQ (no io.weight, io.cost.*, io.latency);
+ *   - hugetlb: one hstate, 2MB, because run-vm.sh boots `-cpu qemu64` (no
+ *     pdpe1gb); a CPU with 1 GB pages would add the same seven hugetlb.1GB.* files;
+ *   - perf_event has no cgroup2 files; debug has files only with cgroup_debug
+ *     (always, in our VM).
+ * CFT_WRITABLE: the cftype has .write/.write_u64/.write_s64 (mode has S_IWUSR).
+ */
 #include <stddef.h>
 
 #include "cgbypass/cftype.h"
+#include "cgbypass/controller.h"
 
 const CfType cftype_table[] = {
-        { "cgroup.type",            -1, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cgroup.procs",           -1, CFT_WRITABLE },
-        { "cgroup.threads",         -1, CFT_WRITABLE },
-        { "cgroup.controllers",     -1, 0 },
-        { "cgroup.subtree_control", -1, CFT_WRITABLE },
-        { "cgroup.events",          -1, CFT_NOT_ON_ROOT },
-        { "cgroup.max.descendants", -1, CFT_WRITABLE },
-        { "cgroup.max.depth",       -1, CFT_WRITABLE },
-        { "cgroup.stat",            -1, 0 },
-        { "cgroup.freeze",          -1, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cgroup.kill",            -1, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cpu.stat",               -1, 0 },
-        { "cpu.weight",              1, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "memory.max",              3, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "debug.masks",             14, 0 },
+        /* kernel/cgroup/cgroup.c: cgroup_base_files[] */
+        { "cgroup.type",                  -1, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cgroup.procs",                 -1, CFT_WRITABLE },
+        { "cgroup.threads",               -1, CFT_WRITABLE },
+        /* no .write in stock 6.1 (0444); patch 0003 adds cgroup_controllers_write()
+         * (0644): model-files.c decides by the rules */
+        { "cgroup.controllers",           -1, 0 },
+        { "cgroup.subtree_control",       -1, CFT_WRITABLE },
+        { "cgroup.events",                -1, CFT_NOT_ON_ROOT },
+        { "cgroup.max.descendants",       -1, CFT_WRITABLE },
+        { "cgroup.max.depth",             -1, CFT_WRITABLE },
+        { "cgroup.stat",                  -1, 0 },
+        { "cgroup.freeze",                -1, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cgroup.kill",                  -1, CFT_NOT_ON_ROOT | CFT_WRITABLE | CFT_NO_READ },
+        { "cpu.stat",                     -1, 0 },
+
+        /* kernel/cgroup/cpuset.c: dfl_files[] */
+        { "cpuset.cpus",                  CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cpuset.mems",                  CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cpuset.cpus.effective",        CONTROLLER_CPUSET, 0 },
+        { "cpuset.mems.effective",        CONTROLLER_CPUSET, 0 },
+        { "cpuset.cpus.partition",        CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        /* CFTYPE_DEBUG: only with cgroup_debug, and cgroup_file_name() prefixes
+         * ".__DEBUG__." (a dot file, hidden from a plain ls) */
+        { ".__DEBUG__.cpuset.cpus.subpartitions", CONTROLLER_CPUSET, CFT_DEBUG },
+
+        /* kernel/sched/core.c: cpu_files[] */
+        { "cpu.weight",                   CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cpu.weight.nice",              CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cpu.idle",                     CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cpu.max",                      CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cpu.max.burst",                CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+
+        /* block/blk-cgroup.c: blkcg_files[]; block/blk-throttle.c: throtl_files[] */
+        { "io.stat",                      CONTROLLER_IO, 0 },
+        { "io.max",                       CONTROLLER_IO, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+
+        /* mm/memcontrol.c: memory_files[] */
+        { "memory.current",               CONTROLLER_MEMORY, CFT_NOT_ON_ROOT },
+        { "memory.peak",                  CONTROLLER_MEMORY, CFT_NOT_ON_ROOT },
+        { "memory.min",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "memory.low",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "memory.high",                  CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "memory.max",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "memory.events",                CONTROLLER_MEMORY, CFT_NOT_ON_ROOT },
+        { "memory.events.local",          CONTROLLER_MEMORY, CFT_NOT_ON_ROOT },
+        { "memory.stat",                  CONTROLLER_MEMORY, 0 },
+        { "memory.oom.group",             CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "memory.reclaim",               CONTROLLER_MEMORY, CFT_WRITABLE | CFT_NO_READ },
+
+        /* perf_event: no dfl_cftypes */
+
+        /* mm/hugetlb_cgroup.c: __hugetlb_cgroup_file_dfl_init(), per hstate */
+        { "hugetlb.2MB.max",              CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "hugetlb.2MB.rsvd.max",         CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "hugetlb.2MB.current",          CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
+        { "hugetlb.2MB.rsvd.current",     CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
+        { "hugetlb.2MB.events",           CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
+        { "hugetlb.2MB.events.local",     CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
+        { "hugetlb.2MB.numa_stat",        CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
+
+        /* kernel/cgroup/pids.c: pids_files[] (pids.peak: a Debian 6.1 backport) */
+        { "pids.max",                     CONTROLLER_PIDS, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "pids.current",                 CONTROLLER_PIDS, CFT_NOT_ON_ROOT },
+        { "pids.peak",                    CONTROLLER_PIDS, CFT_NOT_ON_ROOT },
+        { "pids.events",                  CONTROLLER_PIDS, CFT_NOT_ON_ROOT },
+
+        /* kernel/cgroup/rdma.c: rdmacg_files[] */
+        { "rdma.max",                     CONTROLLER_RDMA, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "rdma.current",                 CONTROLLER_RDMA, CFT_NOT_ON_ROOT },
+
+        /* kernel/cgroup/misc.c: misc_cg_files[] */
+        { "misc.max",                     CONTROLLER_MISC, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "misc.current",                 CONTROLLER_MISC, CFT_NOT_ON_ROOT },
+        { "misc.capacity",                CONTROLLER_MISC, CFT_ONLY_ON_ROOT },
+        { "misc.events",                  CONTROLLER_MISC, CFT_NOT_ON_ROOT },
+
+        /* kernel/cgroup/debug.c: debug_files[] (implicit on dfl with cgroup_debug) */
+        { "debug.taskcount",              CONTROLLER_DEBUG, 0 },
+        { "debug.current_css_set",        CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT },
+        { "debug.current_css_set_refcount", CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT },
+        { "debug.current_css_set_cg_links", CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT },
+        { "debug.css_links",              CONTROLLER_DEBUG, 0 },
+        { "debug.csses",                  CONTROLLER_DEBUG, 0 },
+        { "debug.masks",                  CONTROLLER_DEBUG, 0 },
+
         { NULL, 0, 0 },
 };

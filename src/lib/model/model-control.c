@@ -248,10 +248,10 @@ int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *r
         CgMask enable, unused, bypass;
         int r;
 
-        /* stock: cgroup.controllers is 0444 and open(O_WRONLY) fails */
+        /* stock: cgroup.controllers has no write handler */
         if (h->rules != RULES_BYPASS) {
                 reason_set(reterr_reason, REASON_READ_ONLY);
-                return -EACCES;
+                return -EINVAL;
         }
 
         copy = strdup(buf);

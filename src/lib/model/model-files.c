@@ -28,7 +28,9 @@ static bool css_visible(const Hierarchy *h, const Cgroup *c, Controller ctrl) {
         return h->implicit_mask & bit;
 }
 
-static bool cftype_applies(const CfType *t, const Cgroup *c) {
+static bool cftype_applies(const Hierarchy *h, const CfType *t, const Cgroup *c) {
+        if ((t->flags & CFT_DEBUG) && !(h->builtin & CGMASK(CONTROLLER_DEBUG)))
+                return false;
         if ((t->flags & CFT_NOT_ON_ROOT) && !c->parent)
                 return false;
         if ((t->flags & CFT_ONLY_ON_ROOT) && c->parent)
@@ -38,7 +40,7 @@ static bool cftype_applies(const CfType *t, const Cgroup *c) {
 
 static const CfType *file_find(const Hierarchy *h, const Cgroup *c, const char *file) {
         for (const CfType *t = cftype_table; t->name; t++) {
-                if (!streq(t->name, file) || !cftype_applies(t, c))
+                if (!streq(t->name, file) || !cftype_applies(h, t, c))
                         continue;
                 if (t->controller < 0)
                         return t;
@@ -72,7 +74,7 @@ int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
         _cleanup_strv_free_ char **l = NULL;
 
         for (const CfType *t = cftype_table; t->name; t++) {
-                if (!cftype_applies(t, c))
+                if (!cftype_applies(h, t, c))
                         continue;
                 if (t->controller >= 0 &&
                     (!(h->builtin & CGMASK(t->controller)) || !css_visible(h, c, t->controller)))
@@ -140,8 +142,12 @@ static void print_limit(StrBuf *b, int v) {
 int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **ret) {
         StrBuf b = STRBUF_INIT;
 
-        if (!cgroup_has_file(h, c, file))
+        const CfType *t = file_find(h, c, file);
+        if (!t)
                 return -ENOENT;
+        /* kernel: cgroup_seqfile_show() without a show handler */
+        if (t->flags & CFT_NO_READ)
+                return -EINVAL;
 
         if (streq(file, "cgroup.controllers"))
                 print_ss_mask(&b, cg_control(h, c, false), cg_bypass_mask(h, c));
@@ -200,13 +206,17 @@ int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Rea
                 reason_set(reterr_reason, REASON_NO_SUCH_FILE);
                 return -ENOENT;
         }
-        if (!cgroup_file_writable(h, c, file)) {
-                reason_set(reterr_reason, REASON_READ_ONLY);
-                return -EACCES;
-        }
         /* kernel: cgroup_file_write() returns before any handler runs */
         if (buf[0] == '\0')
                 return 0;
+        /*
+         * cgroupfs has no open-time mode check (no KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK),
+         * so root opens a 0444 file for writing and cgroup_file_write() finds no handler.
+         */
+        if (!cgroup_file_writable(h, c, file)) {
+                reason_set(reterr_reason, REASON_READ_ONLY);
+                return -EINVAL;
+        }
         if (strlen(buf) > KERNFS_WRITE_MAX) {
                 cut = strndup(buf, KERNFS_WRITE_MAX);
                 if (!cut)

@@ -95,6 +95,12 @@ CgMask cg_bypass_mask(const Hierarchy *h, const Cgroup *c);
 /* kernel: cgroup_propagate_control(); the model has no css to create or kill, they derive from masks */
 void cg_propagate_control(const Hierarchy *h, Cgroup *c);
 
+/* kernel: cgroup_create(): a new child, no rules checked */
+int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret);
+
+/* Split @path into its existing parent cgroup and the last component. */
+int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, const char **ret_name);
+
 /* kernel: cgroup_update_populated(), for a change of @c's own tasks between none and some */
 void cg_update_populated(Cgroup *c, bool populated);
 

@@ -62,8 +62,8 @@ static int enable_threaded(Hierarchy *h, Cgroup *c, Reason *reterr) {
         if (cg_is_threaded(c))
                 return 0;
 
-        /* decision (b): its own bypassed domain controllers count like enabled ones */
-        if (cg_is_populated(c) || (cg_subtree_mask(c) & ~h->threaded_mask)) {
+        /* decision (b): its bypassed and re-enabled domain controllers count like enabled ones */
+        if (cg_is_populated(c) || ((cg_subtree_mask(c) | c->enable_ss_mask) & ~h->threaded_mask)) {
                 reason_set(reterr, REASON_CANNOT_BE_THREADED);
                 return -EOPNOTSUPP;
         }

@@ -369,8 +369,31 @@ static bool check_hierarchy_limits(const Cgroup *parent) {
         return true;
 }
 
+int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret) {
+        if (h->count >= h->n_buckets && child_index_grow(h) < 0)
+                return -ENOMEM;
+
+        Cgroup *c = cgroup_alloc(name);
+        if (!c)
+                return -ENOMEM;
+        link_child(parent, c);
+        child_index_insert(h, c);
+        h->count++;
+        for (Cgroup *a = parent; a; a = a->parent)
+                a->nr_descendants++;
+
+        /* kernel: cgroup_create() -> cgroup_propagate_control(cgrp) */
+        cg_propagate_control(h, c);
+        *ret = c;
+        return 0;
+}
+
+int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, const char **ret_name) {
+        return path_walk(h, path, true, ret_parent, ret_name);
+}
+
 int hierarchy_mkdir(Hierarchy *h, const char *path, Cgroup **ret, Reason *reterr_reason) {
-        Cgroup *parent;
+        Cgroup *parent, *c;
         const char *name;
         int r;
 
@@ -404,21 +427,9 @@ int hierarchy_mkdir(Hierarchy *h, const char *path, Cgroup **ret, Reason *reterr
                 return -EAGAIN;
         }
 
-        if (h->count >= h->n_buckets && child_index_grow(h) < 0)
-                return -ENOMEM;
-
-        Cgroup *c = cgroup_alloc(name);
-        if (!c)
-                return -ENOMEM;
-        link_child(parent, c);
-        child_index_insert(h, c);
-        h->count++;
-        for (Cgroup *a = parent; a; a = a->parent)
-                a->nr_descendants++;
-
-        /* kernel: cgroup_create() -> cgroup_propagate_control(cgrp) */
-        cg_propagate_control(h, c);
-
+        r = cg_create(h, parent, name, &c);
+        if (r < 0)
+                return r;
         if (ret)
                 *ret = c;
         return 0;

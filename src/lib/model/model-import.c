@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Loading a hierarchy as found on a kernel. The state is legal on the kernel
+ * by construction, so it is set directly; then the model's own derivations
+ * (propagation, thread domains, populated counts) must reproduce exactly what
+ * was observed, or the model and the kernel disagree.
+ */
+#include "model-internal.h"
+
+int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
+                     CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first) {
+        Cgroup *c;
+        int r;
+
+        if (h->rules == RULES_STOCK && (subtree_bypass || enable_ss_mask))
+                return -EUCLEAN;
+        if (subtree_control & subtree_bypass)
+                return -EUCLEAN;
+
+        r = hierarchy_lookup(h, path, &c);
+        if (r == 0 && c->parent)
+                return -EEXIST;
+        if (r == -ENOENT) {
+                Cgroup *parent;
+                const char *name;
+
+                r = cg_path_parent(h, path, &parent, &name);
+                if (r < 0)
+                        return r;
+                /* no rules apply: the kernel already made this cgroup */
+                r = cg_create(h, parent, name, &c);
+                if (r < 0)
+                        return r;
+        } else if (r < 0)
+                return r;
+
+        if (threaded) {
+                if (!c->parent || !cg_can_be_thread_root(h, c->parent->dom_cgrp))
+                        return -EUCLEAN;
+                c->dom_cgrp = c->parent->dom_cgrp;
+                c->parent->nr_threaded_children++;
+        }
+        if (c->parent && (enable_ss_mask & ~c->parent->subtree_bypass))
+                return -EUCLEAN;
+        c->enable_ss_mask = enable_ss_mask;
+        c->subtree_control = subtree_control;
+        c->subtree_bypass = subtree_bypass;
+        cg_propagate_control(h, c);
+        if (c->subtree_control != subtree_control || c->subtree_bypass != subtree_bypass)
+                return -EUCLEAN;
+
+        for (unsigned i = 0; i < nr_procs; i++) {
+                /* placed without vetting: the kernel already accepted them */
+                Proc *procs = realloc(h->procs, (h->n_procs + 1) * sizeof(Proc));
+                if (!procs)
+                        return -ENOMEM;
+                h->procs = procs;
+                Proc *p = &h->procs[h->n_procs];
+                *p = (Proc) { .id = (ProcId) (h->n_procs + 1) };
+                h->n_procs++;
+                h->n_alive++;
+                if (i == 0 && ret_first)
+                        *ret_first = p->id;
+                if (c->nr_procs == 0)
+                        cg_update_populated(c, true);
+                else
+                        c->nr_procs++;
+                p->cgroup = c;
+        }
+        return 0;
+}
