@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Desired state and the plan that reaches it. The planner works on a copy of
+ * the model: every operation it emits has been executed there first, so a
+ * plan is legal under the kernel's rules by construction, in the order it is
+ * given, from the state it was computed from.
+ *
+ * Only what the desired state names is touched: per cgroup and controller,
+ * a controller left out of a cgroup's description keeps whatever state it has.
+ */
+
+#include <stdio.h>
+
+#include "cgbypass/model.h"
+
+/* Where a desired setting came from, for messages: "FILE:LINE", or a bus caller. */
+typedef struct Origin {
+        const char *file;       /* NULL: no file (a D-Bus request) */
+        unsigned line;
+} Origin;
+
+typedef struct DesiredCgroup {
+        const char *path;       /* absolute cgroup path, normalized ("/a/b"; "/" is the root) */
+        bool create;            /* mkdir it (and missing parents that are also desired) */
+        /* cgroup.subtree_control: each controller in at most one of the three */
+        CgMask sc_enable, sc_bypass, sc_disable;
+        /* cgroup.controllers: re-enabled for itself ('+') or back to bypass ('#') */
+        CgMask ctl_enable, ctl_bypass;
+        Origin origin;          /* the section */
+        Origin sc_origin;       /* the subtree-control key */
+        Origin ctl_origin;      /* the controllers key */
+} DesiredCgroup;
+
+typedef enum PlanOpType {
+        PLAN_OP_MKDIR,
+        PLAN_OP_WRITE,
+} PlanOpType;
+
+typedef struct PlanOp {
+        PlanOpType type;
+        char *path;             /* relative to the cgroup root, as in traces: "a/b", "." */
+        char *file;             /* PLAN_OP_WRITE: "cgroup.subtree_control" or "cgroup.controllers" */
+        char *value;            /* PLAN_OP_WRITE: "+cpu #io" */
+        char *undo;             /* PLAN_OP_WRITE: the write that restores the state before */
+        size_t desired;         /* index of the DesiredCgroup this serves */
+} PlanOp;
+
+typedef struct Plan {
+        PlanOp *ops;
+        size_t n_ops;
+} Plan;
+
+Plan *plan_free(Plan *p);
+DEFINE_POINTER_CLEANUP(Plan, plan_free);
+
+/* One reason the desired state cannot be reached, tied to where it was asked for. */
+typedef struct PolicyError {
+        Origin origin;
+        char *message;          /* "/srv/a: controllers +memory: the parent does not bypass memory" */
+} PolicyError;
+
+typedef struct PolicyErrors {
+        PolicyError *errors;
+        size_t n;
+} PolicyErrors;
+
+void policy_errors_done(PolicyErrors *e);
+
+/**
+ * policy_plan() - the operations that take @current to @want
+ * @current: the hierarchy as it is now (bypass or stock rules)
+ * @want: desired cgroups; parents before children is not required
+ * @n_want: number of entries
+ * @ret: the plan (empty when in sync), set only on success
+ * @errors: every problem found (appended to), when it fails with -EINVAL
+ *
+ * Order: mkdir parents before children; changes that need a cgroup's
+ * children clean (disabling, switching between enabled and bypassed, going
+ * back to bypass) bottom-up; enabling, bypassing and re-enabling top-down.
+ * A managed cgroup below a change may be cleared and set up again; a cgroup
+ * the desired state does not name is never written, and if the change needs
+ * it cleared, that is an error.
+ *
+ * Return: 0; -EINVAL when @want cannot be reached (see @errors); -ENOMEM.
+ */
+int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_want,
+                Plan **ret, PolicyErrors *errors);
+
+/**
+ * plan_execute_model() - run a plan on a model, as a check or to follow a backend
+ *
+ * Return: 0, or the first failing operation's -errno with its index in @reterr_index.
+ */
+int plan_execute_model(const Plan *p, Hierarchy *h, size_t *reterr_index, Reason *reterr_reason);
+
+/* Print the plan in the trace format (mkdir/write lines). */
+void plan_print(const Plan *p, FILE *f);
+
+/* A difference between desired and found state, for drift reports. */
+typedef struct Drift {
+        char *path;             /* absolute cgroup path */
+        const char *file;       /* "cgroup.subtree_control", "cgroup.controllers", or NULL: missing cgroup */
+        Controller controller;
+        const char *expected;   /* "enabled", "bypassed", "disabled", "re-enabled", "exists" */
+        const char *found;
+} Drift;
+
+/**
+ * policy_drift() - every managed setting that differs from @want
+ * @ret: array of differences (free with drift_free_array()), set only on success
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int policy_drift(const Hierarchy *h, const DesiredCgroup *want, size_t n_want, Drift **ret, size_t *ret_n);
+void drift_free_array(Drift *d, size_t n);
+
+/* Words for a refusal: "the parent does not bypass memory" (no path, no trailing period). */
+const char *policy_reason_text(int error, Reason reason);
+
+typedef struct Backend Backend;
+
+/* What plan_apply() did when it failed. */
+typedef struct ApplyFailure {
+        size_t index;           /* the operation that failed */
+        int error;              /* the kernel's -errno for it */
+        Reason reason;
+        size_t undone;          /* operations undone, in reverse */
+        int undo_error;         /* 0, or the -errno of the first undo that failed */
+        size_t undo_index;      /* which operation that undo was for */
+} ApplyFailure;
+
+/**
+ * plan_apply() - execute a plan through a backend, all or nothing
+ * @p: the plan, computed from the backend's current model
+ * @b: the backend
+ * @reterr: details when it fails
+ *
+ * Operations run in order. When one fails, the ones already made are undone
+ * in reverse order (a write by writing its undo value, a mkdir by rmdir), so
+ * the hierarchy is as before. Return: 0; the failing operation's -errno
+ * (then @reterr says what happened, including an undo that failed too).
+ */
+int plan_apply(const Plan *p, Backend *b, ApplyFailure *reterr);

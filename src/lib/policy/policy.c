@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * From the state we find to the state we want, in an order the kernel
+ * accepts. Every operation is executed on a copy of the model as it is
+ * planned, so refusals surface here, with the model's reason, and never
+ * half-way through an apply.
+ */
+#include <stdarg.h>
+
+#include "cgbypass/policy.h"
+#include "cgbypass/strbuf.h"
+
+typedef enum State {
+        STATE_UNMANAGED,
+        STATE_DISABLED,         /* subtree_control: neither enabled nor bypassed */
+        STATE_ENABLED,
+        STATE_BYPASSED,         /* subtree_control '#'; controllers: back in bypass */
+        STATE_REENABLED,        /* controllers '+' */
+} State;
+
+static const char *const state_words[] = {
+        [STATE_UNMANAGED] = "unmanaged",
+        [STATE_DISABLED] = "disabled",
+        [STATE_ENABLED] = "enabled",
+        [STATE_BYPASSED] = "bypassed",
+        [STATE_REENABLED] = "re-enabled",
+};
+
+/* Per managed cgroup: where it is, what it wants, what the two phases do. */
+typedef struct Item Item;
+struct Item {
+        size_t desired;
+        Cgroup *cgroup;          /* in the planning copy; NULL if it could not be made */
+        char *path;              /* relative trace path */
+        unsigned depth;
+        State sc_target[_CONTROLLER_MAX], ctl_target[_CONTROLLER_MAX];
+        State sc_orig[_CONTROLLER_MAX], ctl_orig[_CONTROLLER_MAX];
+        State sc_after_a[_CONTROLLER_MAX], ctl_after_a[_CONTROLLER_MAX];
+        struct Item *cleared_for;  /* the item whose change forced this one to be cleared */
+        bool failed;
+};
+
+typedef struct Planner {
+        Hierarchy *h;
+        const DesiredCgroup *want;
+        size_t n_want;
+        Item *items;
+        size_t n_items;
+        Item **by_cgroup;        /* items sorted by Cgroup pointer, for lookups */
+        Plan *plan;
+        PolicyErrors *errors;
+        bool oom;
+} Planner;
+
+Plan *plan_free(Plan *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_ops; i++) {
+                free(p->ops[i].path);
+                free(p->ops[i].file);
+                free(p->ops[i].value);
+                free(p->ops[i].undo);
+        }
+        free(p->ops);
+        free(p);
+        return NULL;
+}
+
+void policy_errors_done(PolicyErrors *e) {
+        for (size_t i = 0; i < e->n; i++)
+                free(e->errors[i].message);
+        free(e->errors);
+        *e = (PolicyErrors) {};
+}
+
+static void add_error(Planner *p, Origin origin, const char *fmt, ...) _printf_(3, 4);
+static void add_error(Planner *p, Origin origin, const char *fmt, ...) {
+        PolicyError *n = realloc(p->errors->errors, (p->errors->n + 1) * sizeof(PolicyError));
+        char *msg;
+        va_list ap;
+
+        if (!n) {
+                p->oom = true;
+                return;
+        }
+        p->errors->errors = n;
+        va_start(ap, fmt);
+        if (vasprintf(&msg, fmt, ap) < 0) {
+                va_end(ap);
+                p->oom = true;
+                return;
+        }
+        va_end(ap);
+        n[p->errors->n++] = (PolicyError) { .origin = origin, .message = msg };
+}
+
+/* "/a/b" -> "a/b", "/" -> "." */
+static char *trace_path(const char *abs) {
+        while (*abs == '/')
+                abs++;
+        return strdup(*abs ? abs : ".");
+}
+
+static unsigned path_depth(const char *trace) {
+        unsigned d = 0;
+
+        if (streq(trace, "."))
+                return 0;
+        for (d = 1; *trace; trace++)
+                if (*trace == '/')
+                        d++;
+        return d;
+}
+
+static State sc_state(const Cgroup *c, Controller x) {
+        if (cgroup_get_subtree_control(c) & CGMASK(x))
+                return STATE_ENABLED;
+        if (cgroup_get_subtree_bypass(c) & CGMASK(x))
+                return STATE_BYPASSED;
+        return STATE_DISABLED;
+}
+
+static State ctl_state(const Cgroup *c, Controller x) {
+        return cgroup_get_enable_ss_mask(c) & CGMASK(x) ? STATE_REENABLED : STATE_BYPASSED;
+}
+
+static bool uses(State s) {
+        return s == STATE_ENABLED || s == STATE_BYPASSED || s == STATE_REENABLED;
+}
+
+static char token(State s) {
+        return s == STATE_ENABLED || s == STATE_REENABLED ? '+' : s == STATE_BYPASSED ? '#' : '-';
+}
+
+static int cmp_by_cgroup(const void *a, const void *b) {
+        const Item *x = *(Item *const *) a, *y = *(Item *const *) b;
+        return x->cgroup < y->cgroup ? -1 : x->cgroup > y->cgroup;
+}
+
+static Item *item_of(const Planner *p, const Cgroup *c) {
+        size_t lo = 0, hi = p->n_items;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                const Cgroup *m = p->by_cgroup[mid]->cgroup;
+                if (m == c)
+                        return p->by_cgroup[mid];
+                if (m < c)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+static int emit(Planner *p, PlanOpType type, const char *path, const char *file, const char *value,
+                const char *undo, size_t desired) {
+        PlanOp *ops = realloc(p->plan->ops, (p->plan->n_ops + 1) * sizeof(PlanOp));
+        if (!ops)
+                return -ENOMEM;
+        p->plan->ops = ops;
+        PlanOp *op = &ops[p->plan->n_ops];
+        *op = (PlanOp) { .type = type, .desired = desired };
+        op->path = strdup(path);
+        op->file = file ? strdup(file) : NULL;
+        op->value = value ? strdup(value) : NULL;
+        op->undo = undo ? strdup(undo) : NULL;
+        if (!op->path || (file && !op->file) || (value && !op->value) || (undo && !op->undo)) {
+                free(op->path);
+                free(op->file);
+                free(op->value);
+                free(op->undo);
+                return -ENOMEM;
+        }
+        p->plan->n_ops++;
+        return 0;
+}
+
+/* ---- phase 0: cgroups ---- */
+
+static int cmp_items_preorder(const void *a, const void *b) {
+        const Item *x = a, *y = b;
+        if (x->depth != y->depth)
+                return x->depth < y->depth ? -1 : 1;
+        return strcmp(x->path, y->path);
+}
+
+static int make_cgroups(Planner *p) {
+        for (size_t i = 0; i < p->n_items; i++) {
+                Item *it = &p->items[i];
+                const DesiredCgroup *d = &p->want[it->desired];
+                Reason reason = REASON_NONE;
+                int r;
+
+                r = hierarchy_lookup(p->h, it->path, &it->cgroup);
+                if (r == 0)
+                        continue;
+                if (r != -ENOENT) {
+                        add_error(p, d->origin, "%s: %s", d->path, policy_reason_text(r, REASON_NOT_A_DIRECTORY));
+                        it->failed = true;
+                        continue;
+                }
+                if (!d->create) {
+                        add_error(p, d->origin, "%s: the cgroup does not exist (set create = yes to make it)",
+                                  d->path);
+                        it->failed = true;
+                        continue;
+                }
+
+                /* missing parents are made too: a new cgroup changes no one's settings */
+                _cleanup_free_ char *prefix = strdup(it->path);
+                if (!prefix)
+                        return -ENOMEM;
+                for (char *s = prefix;; s++) {
+                        if (*s != '/' && *s != '\0')
+                                continue;
+                        char saved = *s;
+                        *s = '\0';
+                        Cgroup *c;
+                        r = hierarchy_lookup(p->h, prefix, &c);
+                        if (r == -ENOENT) {
+                                r = hierarchy_mkdir(p->h, prefix, &c, &reason);
+                                if (r >= 0)
+                                        r = emit(p, PLAN_OP_MKDIR, prefix, NULL, NULL, NULL, it->desired);
+                                if (r == -ENOMEM)
+                                        return r;
+                        }
+                        if (r < 0) {
+                                add_error(p, d->origin, "%s: cannot create /%s: %s", d->path, prefix,
+                                          policy_reason_text(r, reason));
+                                it->failed = true;
+                                break;
+                        }
+                        if (saved == '\0') {
+                                it->cgroup = c;
+                                break;
+                        }
+                        *s = saved;
+                }
+        }
+        return 0;
+}
+
+/* ---- targets ---- */
+
+static void set_targets(Planner *p) {
+        for (size_t i = 0; i < p->n_items; i++) {
+                Item *it = &p->items[i];
+                const DesiredCgroup *d = &p->want[it->desired];
+
+                FOREACH_CONTROLLER(x) {
+                        CgMask b = CGMASK(x);
+                        it->sc_target[x] = d->sc_enable & b ? STATE_ENABLED :
+                                           d->sc_bypass & b ? STATE_BYPASSED :
+                                           d->sc_disable & b ? STATE_DISABLED : STATE_UNMANAGED;
+                        it->ctl_target[x] = d->ctl_enable & b ? STATE_REENABLED :
+                                            d->ctl_bypass & b ? STATE_BYPASSED : STATE_UNMANAGED;
+                        if (!it->cgroup)
+                                continue;
+                        State sc = sc_state(it->cgroup, x), ctl = ctl_state(it->cgroup, x);
+                        it->sc_orig[x] = sc;
+                        it->ctl_orig[x] = ctl;
+                        /* phase A only takes away: a removal or a switch between enabled and bypassed */
+                        it->sc_after_a[x] = sc;
+                        if (it->sc_target[x] != STATE_UNMANAGED && it->sc_target[x] != sc && uses(sc))
+                                it->sc_after_a[x] = it->sc_target[x];
+                        it->ctl_after_a[x] = ctl;
+                        if (it->ctl_target[x] == STATE_BYPASSED && ctl == STATE_REENABLED)
+                                it->ctl_after_a[x] = STATE_BYPASSED;
+                }
+        }
+}
+
+/* ---- phase A: what must be cleared first ---- */
+
+static bool teardown(Planner *p, Item *cause, Cgroup *d, Controller x);
+
+/* Every child of @c must stop using @x before @c's state of @x changes (kernel: EBUSY). */
+static bool clear_children(Planner *p, Item *cause, Cgroup *c, Controller x) {
+        bool changed = false;
+
+        for (Cgroup *k = cgroup_first_child(c); k; k = cgroup_next_sibling(k)) {
+                Item *ki = item_of(p, k);
+                bool in_use = ki ? uses(ki->sc_after_a[x]) || ki->ctl_after_a[x] == STATE_REENABLED
+                                 : uses(sc_state(k, x)) || ctl_state(k, x) == STATE_REENABLED;
+                /* blame the change that started the chain, not a cgroup cleared on its behalf */
+                if (in_use)
+                        changed |= teardown(p, cause->cleared_for ? cause->cleared_for : cause, k, x);
+        }
+        return changed;
+}
+
+/*
+ * @d must not use @x at the end of phase A; phase B sets it up again. Only a
+ * cgroup whose desired state says what it does with @x may be cleared: the
+ * planner never invents a state for anything the configuration left alone.
+ */
+static bool teardown(Planner *p, Item *cause, Cgroup *d, Controller x) {
+        Item *di = item_of(p, d);
+        bool changed = false;
+
+        bool sc_used = di ? uses(di->sc_after_a[x]) : uses(sc_state(d, x));
+        bool ctl_used = di ? di->ctl_after_a[x] == STATE_REENABLED : ctl_state(d, x) == STATE_REENABLED;
+        bool described = di && (!sc_used || di->sc_target[x] != STATE_UNMANAGED) &&
+                         (!ctl_used || di->ctl_target[x] != STATE_UNMANAGED);
+        if (!described) {
+                _cleanup_free_ char *path = NULL;
+                if (cause->failed)
+                        return false;       /* reported already */
+                (void) cgroup_path(d, &path);
+                const DesiredCgroup *cd = &p->want[cause->desired];
+                if (di)
+                        add_error(p, cd->sc_origin.file ? cd->sc_origin : cd->origin,
+                                  "%s: %s cannot change while %s uses it; say what %s does with %s in its own "
+                                  "section", cd->path, controller_to_string(x), path ? path : "?",
+                                  path ? path : "?", controller_to_string(x));
+                else
+                        add_error(p, cd->sc_origin.file ? cd->sc_origin : cd->origin,
+                                  "%s: %s cannot change while %s uses it, and the configuration does not "
+                                  "manage %s", cd->path, controller_to_string(x), path ? path : "?",
+                                  path ? path : "?");
+                cause->failed = true;
+                return false;
+        }
+        if (di->sc_after_a[x] != STATE_DISABLED) {
+                di->sc_after_a[x] = STATE_DISABLED;
+                changed = true;
+        }
+        if (di->ctl_after_a[x] == STATE_REENABLED) {
+                di->ctl_after_a[x] = STATE_BYPASSED;
+                changed = true;
+        }
+        if (!di->cleared_for)
+                di->cleared_for = cause;
+        return changed;
+}
+
+static int resolve_clearing(Planner *p) {
+        bool changed = true;
+
+        /* teardowns can require further teardowns below them: repeat until nothing moves */
+        while (changed && !p->oom) {
+                changed = false;
+                for (size_t i = 0; i < p->n_items; i++) {
+                        Item *it = &p->items[i];
+                        if (!it->cgroup || it->failed)
+                                continue;
+                        FOREACH_CONTROLLER(x) {
+                                State sc = sc_state(it->cgroup, x);
+                                if (it->sc_after_a[x] != sc)
+                                        changed |= clear_children(p, it, it->cgroup, x);
+                                /* switching its own css needs its subtree_control clear of @x (kernel: EBUSY) */
+                                State ctl_final = it->ctl_target[x] != STATE_UNMANAGED ? it->ctl_target[x] : it->ctl_orig[x];
+                                if (ctl_final != it->ctl_orig[x] && uses(it->sc_after_a[x])) {
+                                        it->sc_after_a[x] = STATE_DISABLED;
+                                        changed = true;
+                                }
+                        }
+                }
+        }
+        /* a cgroup cleared for a change that cannot happen is left alone too */
+        for (size_t i = 0; i < p->n_items; i++)
+                if (p->items[i].cleared_for && p->items[i].cleared_for->failed)
+                        p->items[i].failed = true;
+        return p->oom ? -ENOMEM : 0;
+}
+
+/* ---- emitting writes ---- */
+
+typedef State (*StateFn)(const Cgroup *c, Controller x);
+
+/* One write of several tokens; on refusal, find which controllers the kernel refuses, and why. */
+static int write_tokens(Planner *p, Item *it, const char *file, const State to[_CONTROLLER_MAX],
+                        CgMask which, StateFn now, Origin origin, const char *key) {
+        StrBuf value = STRBUF_INIT, undo = STRBUF_INIT;
+        _cleanup_free_ char *v = NULL, *u = NULL;
+        Reason reason = REASON_NONE;
+        int r;
+
+        if (!which)
+                return 0;
+        FOREACH_CONTROLLER_IN(x, which) {
+                if (value.len) {
+                        strbuf_putc(&value, ' ');
+                        strbuf_putc(&undo, ' ');
+                }
+                strbuf_printf(&value, "%c%s", token(to[x]), controller_to_string(x));
+                strbuf_printf(&undo, "%c%s", token(now(it->cgroup, x)), controller_to_string(x));
+        }
+        if (strbuf_steal(&value, &v) < 0 || strbuf_steal(&undo, &u) < 0) {
+                strbuf_done(&undo);
+                return -ENOMEM;
+        }
+
+        r = cgroup_write(p->h, it->cgroup, file, v, &reason);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0)
+                return emit(p, PLAN_OP_WRITE, it->path, file, v, u, it->desired);
+
+        /* which token? each alone, on the planning copy; the ones that pass stay applied */
+        const DesiredCgroup *d = &p->want[it->desired];
+        FOREACH_CONTROLLER_IN(x, which) {
+                char one[64];
+                snprintf(one, sizeof(one), "%c%s", token(to[x]), controller_to_string(x));
+                reason = REASON_NONE;
+                r = cgroup_write(p->h, it->cgroup, file, one, &reason);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        add_error(p, origin.file ? origin : d->origin, "%s: %s %s: %s", d->path, key, one,
+                                  policy_reason_text(r, reason));
+        }
+        it->failed = true;
+        return 0;
+}
+
+static int phase_a(Planner *p) {
+        /* deepest first: a cgroup's children are cleared before it changes */
+        for (size_t i = p->n_items; i-- > 0;) {
+                Item *it = &p->items[i];
+                const DesiredCgroup *d = &p->want[it->desired];
+                CgMask sc = 0, ctl = 0;
+                int r;
+
+                if (!it->cgroup || it->failed)
+                        continue;
+                FOREACH_CONTROLLER(x) {
+                        if (it->sc_after_a[x] != sc_state(it->cgroup, x))
+                                sc |= CGMASK(x);
+                        if (it->ctl_after_a[x] != ctl_state(it->cgroup, x))
+                                ctl |= CGMASK(x);
+                }
+                r = write_tokens(p, it, "cgroup.subtree_control", it->sc_after_a, sc, sc_state,
+                                 d->sc_origin, "subtree-control");
+                if (r < 0)
+                        return r;
+                r = write_tokens(p, it, "cgroup.controllers", it->ctl_after_a, ctl, ctl_state,
+                                 d->ctl_origin, "controllers");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int phase_b(Planner *p) {
+        /* parents first: a controller is given out from the top */
+        for (size_t i = 0; i < p->n_items; i++) {
+                Item *it = &p->items[i];
+                const DesiredCgroup *d = &p->want[it->desired];
+                State sc_final[_CONTROLLER_MAX], ctl_final[_CONTROLLER_MAX];
+                CgMask sc = 0, ctl = 0;
+                int r;
+
+                if (!it->cgroup || it->failed)
+                        continue;
+                FOREACH_CONTROLLER(x) {
+                        /* unmanaged settings were never cleared (teardown()), so they are as found */
+                        sc_final[x] = it->sc_target[x] != STATE_UNMANAGED ? it->sc_target[x] : it->sc_orig[x];
+                        ctl_final[x] = it->ctl_target[x] != STATE_UNMANAGED ? it->ctl_target[x] : it->ctl_orig[x];
+                        if (sc_final[x] != sc_state(it->cgroup, x))
+                                sc |= CGMASK(x);
+                        if (ctl_final[x] != ctl_state(it->cgroup, x))
+                                ctl |= CGMASK(x);
+                }
+                /* its own css first: the kernel refuses a change of it while its subtree_control names it */
+                r = write_tokens(p, it, "cgroup.controllers", ctl_final, ctl, ctl_state, d->ctl_origin, "controllers");
+                if (r < 0)
+                        return r;
+                if (it->failed)
+                        continue;
+                r = write_tokens(p, it, "cgroup.subtree_control", sc_final, sc, sc_state, d->sc_origin,
+                                 "subtree-control");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int check_reached(Planner *p) {
+        for (size_t i = 0; i < p->n_items; i++) {
+                Item *it = &p->items[i];
+                if (!it->cgroup || it->failed)
+                        continue;
+                FOREACH_CONTROLLER(x)
+                        if ((it->sc_target[x] != STATE_UNMANAGED && it->sc_target[x] != sc_state(it->cgroup, x)) ||
+                            (it->ctl_target[x] != STATE_UNMANAGED && it->ctl_target[x] != ctl_state(it->cgroup, x))) {
+                                add_error(p, p->want[it->desired].origin,
+                                          "%s: %s: the plan does not reach the desired state (a bug in cgbypassd)",
+                                          p->want[it->desired].path, controller_to_string(x));
+                                it->failed = true;
+                                break;
+                        }
+        }
+        return p->oom ? -ENOMEM : 0;
+}
+
+static int check_desired(Planner *p) {
+        for (size_t i = 0; i < p->n_want; i++) {
+                const DesiredCgroup *d = &p->want[i];
+
+                if (!d->path || d->path[0] != '/') {
+                        add_error(p, d->origin, "%s: not an absolute cgroup path", strempty(d->path));
+                        continue;
+                }
+                if ((d->sc_enable & d->sc_bypass) || (d->sc_enable & d->sc_disable) || (d->sc_bypass & d->sc_disable))
+                        add_error(p, d->sc_origin.file ? d->sc_origin : d->origin,
+                                  "%s: subtree-control names a controller twice", d->path);
+                if (d->ctl_enable & d->ctl_bypass)
+                        add_error(p, d->ctl_origin.file ? d->ctl_origin : d->origin,
+                                  "%s: controllers names a controller twice", d->path);
+                if (streq(d->path, "/") && (d->ctl_enable | d->ctl_bypass))
+                        add_error(p, d->ctl_origin.file ? d->ctl_origin : d->origin,
+                                  "/: the root cgroup has no parent to bypass controllers for it");
+                for (size_t j = 0; j < i; j++)
+                        if (streq(p->want[j].path, d->path))
+                                add_error(p, d->origin, "%s: described twice", d->path);
+        }
+        return p->oom ? -ENOMEM : 0;
+}
+
+int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_want,
+                Plan **ret, PolicyErrors *errors) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
+        _cleanup_(plan_freep) Plan *plan = NULL;
+        size_t n_errors = errors->n;
+        Planner p = { .want = want, .n_want = n_want, .errors = errors };
+        int r;
+
+        r = check_desired(&p);
+        if (r < 0)
+                return r;
+        if (errors->n > n_errors)
+                return -EINVAL;
+
+        r = hierarchy_clone(current, &h);
+        if (r < 0)
+                return r;
+        plan = calloc(1, sizeof(Plan));
+        p.items = calloc(n_want ? n_want : 1, sizeof(Item));
+        p.by_cgroup = calloc(n_want ? n_want : 1, sizeof(Item *));
+        if (!plan || !p.items || !p.by_cgroup) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        p.h = h;
+        p.plan = plan;
+        p.n_items = n_want;
+        for (size_t i = 0; i < n_want; i++) {
+                p.items[i].desired = i;
+                p.items[i].path = trace_path(want[i].path);
+                if (!p.items[i].path) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                p.items[i].depth = path_depth(p.items[i].path);
+        }
+        /* pre-order by depth then path; phase A walks it backwards */
+        qsort(p.items, p.n_items, sizeof(Item), cmp_items_preorder);
+
+        r = make_cgroups(&p);
+        if (r < 0)
+                goto finish;
+        for (size_t i = 0; i < p.n_items; i++)
+                p.by_cgroup[i] = &p.items[i];
+        qsort(p.by_cgroup, p.n_items, sizeof(Item *), cmp_by_cgroup);
+
+        set_targets(&p);
+        r = resolve_clearing(&p);
+        if (r >= 0)
+                r = phase_a(&p);
+        if (r >= 0)
+                r = phase_b(&p);
+        if (r >= 0)
+                r = check_reached(&p);
+        if (r >= 0 && p.oom)
+                r = -ENOMEM;
+        if (r >= 0 && errors->n > n_errors)
+                r = -EINVAL;
+        if (r >= 0)
+                *ret = TAKE_PTR(plan);
+finish:
+        for (size_t i = 0; i < p.n_items; i++)
+                free(p.items[i].path);
+        free(p.items);
+        free(p.by_cgroup);
+        return r < 0 ? r : 0;
+}
+
+int plan_execute_model(const Plan *p, Hierarchy *h, size_t *reterr_index, Reason *reterr_reason) {
+        for (size_t i = 0; i < p->n_ops; i++) {
+                const PlanOp *op = &p->ops[i];
+                Cgroup *c;
+                int r;
+
+                if (op->type == PLAN_OP_MKDIR)
+                        r = hierarchy_mkdir(h, op->path, NULL, reterr_reason);
+                else {
+                        r = hierarchy_lookup(h, op->path, &c);
+                        if (r >= 0)
+                                r = cgroup_write(h, c, op->file, op->value, reterr_reason);
+                }
+                if (r < 0) {
+                        if (reterr_index)
+                                *reterr_index = i;
+                        return r;
+                }
+        }
+        return 0;
+}
+
+void plan_print(const Plan *p, FILE *f) {
+        for (size_t i = 0; i < p->n_ops; i++) {
+                const PlanOp *op = &p->ops[i];
+                if (op->type == PLAN_OP_MKDIR)
+                        fprintf(f, "mkdir %s\n", op->path);
+                else
+                        fprintf(f, "write %s %s %s\n", op->path, op->file, op->value);
+        }
+}
+
+void drift_free_array(Drift *d, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(d[i].path);
+        free(d);
+}
+
+static int drift_add(Drift **d, size_t *n, const char *path, const char *file, Controller x,
+                     const char *expected, const char *found) {
+        Drift *nd = realloc(*d, (*n + 1) * sizeof(Drift));
+        if (!nd)
+                return -ENOMEM;
+        *d = nd;
+        nd[*n] = (Drift) { .path = strdup(path), .file = file, .controller = x,
+                           .expected = expected, .found = found };
+        if (!nd[*n].path)
+                return -ENOMEM;
+        (*n)++;
+        return 0;
+}
+
+int policy_drift(const Hierarchy *h, const DesiredCgroup *want, size_t n_want, Drift **ret, size_t *ret_n) {
+        Drift *d = NULL;
+        size_t n = 0;
+        int r = 0;
+
+        for (size_t i = 0; i < n_want && r >= 0; i++) {
+                Cgroup *c;
+                if (hierarchy_lookup(h, want[i].path, &c) < 0) {
+                        r = drift_add(&d, &n, want[i].path, NULL, _CONTROLLER_INVALID, "exists", "missing");
+                        continue;
+                }
+                FOREACH_CONTROLLER(x) {
+                        CgMask b = CGMASK(x);
+                        State sc = want[i].sc_enable & b ? STATE_ENABLED : want[i].sc_bypass & b ? STATE_BYPASSED :
+                                   want[i].sc_disable & b ? STATE_DISABLED : STATE_UNMANAGED;
+                        State ctl = want[i].ctl_enable & b ? STATE_REENABLED :
+                                    want[i].ctl_bypass & b ? STATE_BYPASSED : STATE_UNMANAGED;
+                        if (sc != STATE_UNMANAGED && sc != sc_state(c, x))
+                                r = drift_add(&d, &n, want[i].path, "cgroup.subtree_control", x,
+                                              state_words[sc], state_words[sc_state(c, x)]);
+                        if (r >= 0 && ctl != STATE_UNMANAGED && ctl != ctl_state(c, x))
+                                r = drift_add(&d, &n, want[i].path, "cgroup.controllers", x,
+                                              state_words[ctl], state_words[ctl_state(c, x)]);
+                        if (r < 0)
+                                break;
+                }
+        }
+        if (r < 0) {
+                drift_free_array(d, n);
+                return r;
+        }
+        *ret = d;
+        *ret_n = n;
+        return 0;
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The planner: order, idempotence, teardown and rebuild, refusals with their origin, undo. */
+#include <check.h>
+
+#include "cgbypass/policy.h"
+
+#define CPU CGMASK(CONTROLLER_CPU)
+#define MEM CGMASK(CONTROLLER_MEMORY)
+#define IO CGMASK(CONTROLLER_IO)
+#define PIDS CGMASK(CONTROLLER_PIDS)
+
+static Hierarchy *h;
+
+static void setup(void) {
+        ck_assert_int_eq(hierarchy_new(&h, RULES_BYPASS, CGMASK_VM_KERNEL), 0);
+}
+
+static void teardown(void) {
+        h = hierarchy_free(h);
+}
+
+static char *dump(void) {
+        char *s;
+        ck_assert_int_eq(hierarchy_dump(h, &s), 0);
+        return s;
+}
+
+static char *plan_text(const Plan *p) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ck_assert_ptr_nonnull(f);
+        plan_print(p, f);
+        fclose(f);
+        return buf;
+}
+
+/* plan, check the copy did not touch h, execute on h */
+static char *plan_and_run(const DesiredCgroup *d, size_t n) {
+        _cleanup_free_ char *before = dump(), *after = NULL;
+        PolicyErrors e = {};
+        Plan *p = NULL;
+
+        int r = policy_plan(h, d, n, &p, &e);
+        for (size_t i = 0; i < e.n; i++)
+                fprintf(stderr, "unexpected: %s\n", e.errors[i].message);
+        ck_assert_int_eq(r, 0);
+        ck_assert_int_eq(e.n, 0);
+        after = dump();
+        ck_assert_str_eq(before, after);
+        char *text = plan_text(p);
+        size_t idx;
+        ck_assert_int_eq(plan_execute_model(p, h, &idx, NULL), 0);
+        plan_free(p);
+        return text;
+}
+
+static const DesiredCgroup doc_example[] = {
+        { .path = "/", .sc_enable = CPU },
+        { .path = "/A", .create = true, .sc_bypass = CPU },
+        { .path = "/A/B", .create = true, .sc_bypass = CPU },
+        { .path = "/A/B/C", .create = true, .sc_bypass = CPU },
+        { .path = "/A/B/C/D", .create = true, .sc_enable = CPU },
+        { .path = "/A/B/C/D/E/F", .create = true },
+        { .path = "/A/B/G", .create = true, .ctl_enable = CPU },
+};
+
+START_TEST(test_doc_example_from_scratch) {
+        _cleanup_free_ char *text = plan_and_run(doc_example, ELEMENTSOF(doc_example)), *tree = NULL;
+
+        /* parents before children, E made on the way to F, the bypass before G's re-enable */
+        ck_assert_str_eq(text,
+                         "mkdir A\nmkdir A/B\nmkdir A/B/C\nmkdir A/B/G\nmkdir A/B/C/D\nmkdir A/B/C/D/E\n"
+                         "mkdir A/B/C/D/E/F\n"
+                         "write . cgroup.subtree_control +cpu\n"
+                         "write A cgroup.subtree_control #cpu\n"
+                         "write A/B cgroup.subtree_control #cpu\n"
+                         "write A/B/C cgroup.subtree_control #cpu\n"
+                         "write A/B/G cgroup.controllers +cpu\n"
+                         "write A/B/C/D cgroup.subtree_control +cpu\n");
+        ck_assert_int_eq(hierarchy_effective_tree(h, CONTROLLER_CPU, &tree), 0);
+        ck_assert_str_eq(tree, "/\n  /A|/A/B|/A/B/C|/A/B/C/D\n    /A/B/C/D/E|/A/B/C/D/E/F\n    /A/B/G\n");
+}
+END_TEST
+
+START_TEST(test_in_sync_plan_is_empty) {
+        free(plan_and_run(doc_example, ELEMENTSOF(doc_example)));
+        _cleanup_free_ char *again = plan_and_run(doc_example, ELEMENTSOF(doc_example));
+        ck_assert_str_eq(again, "");
+}
+END_TEST
+
+START_TEST(test_switch_bypass_to_enable_rebuilds_below) {
+        DesiredCgroup d[ELEMENTSOF(doc_example)];
+        _cleanup_free_ char *tree = NULL;
+
+        free(plan_and_run(doc_example, ELEMENTSOF(doc_example)));
+        memcpy(d, doc_example, sizeof(d));
+        d[1].sc_bypass = 0;
+        d[1].sc_enable = CPU;
+        _cleanup_free_ char *text = plan_and_run(d, ELEMENTSOF(d));
+        /* below A, users of cpu are cleared bottom-up, A switches, then they come back top-down */
+        ck_assert_str_eq(text,
+                         "write A/B/C/D cgroup.subtree_control -cpu\n"
+                         "write A/B/G cgroup.controllers #cpu\n"
+                         "write A/B/C cgroup.subtree_control -cpu\n"
+                         "write A/B cgroup.subtree_control -cpu\n"
+                         "write A cgroup.subtree_control +cpu\n"
+                         "write A/B cgroup.subtree_control #cpu\n"
+                         "write A/B/C cgroup.subtree_control #cpu\n"
+                         "write A/B/G cgroup.controllers +cpu\n"
+                         "write A/B/C/D cgroup.subtree_control +cpu\n");
+        ck_assert_int_eq(hierarchy_effective_tree(h, CONTROLLER_CPU, &tree), 0);
+        ck_assert_str_eq(tree, "/\n  /A\n    /A/B|/A/B/C|/A/B/C/D\n      /A/B/C/D/E|/A/B/C/D/E/F\n      /A/B/G\n");
+}
+END_TEST
+
+static void expect_errors(const DesiredCgroup *d, size_t n, const char *const *messages, const unsigned *lines) {
+        _cleanup_free_ char *before = dump(), *after = NULL;
+        PolicyErrors e = {};
+        Plan *p = NULL;
+        size_t k = 0;
+
+        ck_assert_int_eq(policy_plan(h, d, n, &p, &e), -EINVAL);
+        ck_assert_ptr_null(p);
+        for (; messages[k]; k++) {
+                ck_assert_uint_gt(e.n, k);
+                ck_assert_str_eq(e.errors[k].message, messages[k]);
+                ck_assert_uint_eq(e.errors[k].origin.line, lines[k]);
+        }
+        ck_assert_uint_eq(e.n, k);
+        after = dump();
+        ck_assert_str_eq(before, after);
+        policy_errors_done(&e);
+}
+
+START_TEST(test_unmanaged_user_blocks_change) {
+        DesiredCgroup d[ELEMENTSOF(doc_example) - 1];
+
+        free(plan_and_run(doc_example, ELEMENTSOF(doc_example)));
+        memcpy(d, doc_example, sizeof(d)); /* G not managed any more */
+        d[1].sc_bypass = 0;
+        d[1].sc_enable = CPU;
+        d[1].sc_origin = (Origin) { "a.conf", 12 };
+        expect_errors(d, ELEMENTSOF(d),
+                      (const char *const[]) { "/A: cpu cannot change while /A/B/G uses it, and the configuration "
+                                              "does not manage /A/B/G", NULL },
+                      (const unsigned[]) { 12 });
+}
+END_TEST
+
+START_TEST(test_refusals_name_reason_and_line) {
+        ProcId pid;
+        Cgroup *c;
+
+        ck_assert_int_eq(hierarchy_mkdir(h, "busy", &c, NULL), 0);
+        ck_assert_int_eq(hierarchy_spawn(h, c, &pid, NULL), 0);
+        const DesiredCgroup d[] = {
+                { .path = "/", .sc_enable = MEM, .sc_origin = { "m.conf", 2 } },
+                { .path = "/busy", .sc_enable = MEM, .origin = { "m.conf", 4 }, .sc_origin = { "m.conf", 6 } },
+                { .path = "/x", .create = true, .sc_origin = { "m.conf", 9 }, .origin = { "m.conf", 8 } },
+                { .path = "/x/y", .create = true, .ctl_enable = IO, .origin = { "m.conf", 11 },
+                  .ctl_origin = { "m.conf", 13 } },
+                { .path = "/missing", .origin = { "m.conf", 15 } },
+        };
+        expect_errors(d, ELEMENTSOF(d),
+                      (const char *const[]) {
+                              "/missing: the cgroup does not exist (set create = yes to make it)",
+                              "/busy: subtree-control +memory: the cgroup has processes, and a domain controller "
+                              "cannot be given to its children",
+                              "/x/y: controllers +io: the parent does not bypass it", NULL },
+                      (const unsigned[]) { 15, 6, 13 });
+}
+END_TEST
+
+START_TEST(test_bad_descriptions) {
+        const DesiredCgroup d[] = {
+                { .path = "/a", .sc_enable = CPU, .sc_disable = CPU, .origin = { "b.conf", 1 } },
+                { .path = "/", .ctl_enable = CPU, .origin = { "b.conf", 3 } },
+                { .path = "/a", .origin = { "b.conf", 5 } },
+                { .path = "relative", .origin = { "b.conf", 7 } },
+        };
+        expect_errors(d, ELEMENTSOF(d),
+                      (const char *const[]) { "/a: subtree-control names a controller twice",
+                                              "/: the root cgroup has no parent to bypass controllers for it",
+                                              "/a: described twice", "relative: not an absolute cgroup path",
+                                              NULL },
+                      (const unsigned[]) { 1, 3, 5, 7 });
+}
+END_TEST
+
+START_TEST(test_undo_restores_each_step) {
+        _cleanup_free_ char *start = NULL;
+        PolicyErrors e = {};
+        Plan *p = NULL;
+        DesiredCgroup d[ELEMENTSOF(doc_example)];
+
+        free(plan_and_run(doc_example, ELEMENTSOF(doc_example)));
+        memcpy(d, doc_example, sizeof(d));
+        d[0].sc_enable = CPU | PIDS;
+        d[1].sc_bypass = 0;
+        d[1].sc_enable = CPU | PIDS;
+        d[6].ctl_enable = 0;
+        d[6].ctl_bypass = CPU;
+        start = dump();
+        ck_assert_int_eq(policy_plan(h, d, ELEMENTSOF(d), &p, &e), 0);
+        ck_assert_uint_gt(p->n_ops, 4);
+
+        /* run it, then undo it write by write: each undo lands exactly on the state before its op */
+        char **states = calloc(p->n_ops + 1, sizeof(char *));
+        for (size_t i = 0; i < p->n_ops; i++) {
+                Cgroup *c;
+                states[i] = dump();
+                ck_assert_int_eq(p->ops[i].type, PLAN_OP_WRITE);
+                ck_assert_int_eq(hierarchy_lookup(h, p->ops[i].path, &c), 0);
+                ck_assert_int_eq(cgroup_write(h, c, p->ops[i].file, p->ops[i].value, NULL), 0);
+        }
+        for (size_t i = p->n_ops; i-- > 0;) {
+                Cgroup *c;
+                _cleanup_free_ char *now = NULL;
+                ck_assert_int_eq(hierarchy_lookup(h, p->ops[i].path, &c), 0);
+                ck_assert_int_eq(cgroup_write(h, c, p->ops[i].file, p->ops[i].undo, NULL), 0);
+                now = dump();
+                ck_assert_str_eq(now, states[i]);
+                free(states[i]);
+        }
+        free(states);
+        plan_free(p);
+}
+END_TEST
+
+START_TEST(test_drift) {
+        Drift *d;
+        size_t n;
+        Cgroup *a;
+
+        free(plan_and_run(doc_example, ELEMENTSOF(doc_example)));
+        ck_assert_int_eq(policy_drift(h, doc_example, ELEMENTSOF(doc_example), &d, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        drift_free_array(d, n);
+
+        ck_assert_int_eq(hierarchy_lookup(h, "A/B/G", &a), 0);
+        ck_assert_int_eq(cgroup_write(h, a, "cgroup.controllers", "#cpu", NULL), 0);
+        ck_assert_int_eq(policy_drift(h, doc_example, ELEMENTSOF(doc_example), &d, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(d[0].path, "/A/B/G");
+        ck_assert_str_eq(d[0].file, "cgroup.controllers");
+        ck_assert_int_eq(d[0].controller, CONTROLLER_CPU);
+        ck_assert_str_eq(d[0].expected, "re-enabled");
+        ck_assert_str_eq(d[0].found, "bypassed");
+        drift_free_array(d, n);
+}
+END_TEST
+
+/* Random desired states over a small tree: a plan either reaches them exactly or names why not. */
+static uint64_t rng;
+static uint64_t next_rand(void) {
+        rng += 0x9e3779b97f4a7c15ULL;
+        uint64_t z = rng;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+}
+
+START_TEST(test_random_plans) {
+        static const char *const paths[] = { "/", "/a", "/a/b", "/a/b/c", "/a/d", "/e", "/e/f" };
+        static const int parent[] = { -1, 0, 1, 2, 1, 0, 5 };
+        const CgMask pool[] = { CPU, MEM, IO, PIDS };
+        unsigned reached = 0, refused = 0;
+
+        rng = 42;
+        for (unsigned round = 0; round < 400; round++) {
+                DesiredCgroup all[ELEMENTSOF(paths)] = {}, d[ELEMENTSOF(paths)];
+                bool coherent = round % 2 == 0;
+                size_t n = 0;
+
+                /* mostly consistent with the parent's wishes, sometimes not: both outcomes matter */
+                for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                        DesiredCgroup *x = &all[i];
+                        *x = (DesiredCgroup) { .path = paths[i], .create = true };
+                        CgMask offered = i == 0 ? CGMASK_ALL : all[parent[i]].sc_enable | all[parent[i]].sc_bypass;
+                        CgMask bypassed = i == 0 ? 0 : all[parent[i]].sc_bypass;
+                        bool wild = next_rand() % 30 == 0;
+                        /* half the rounds describe every controller: those must all be reachable */
+                        bool complete = round % 2 == 0;
+                        if (wild)
+                                coherent = false;
+                        for (size_t k = 0; k < ELEMENTSOF(pool); k++) {
+                                bool ok = wild || (offered & pool[k]);
+                                if (complete && !wild) {
+                                        unsigned v = next_rand() % 3;
+                                        if (!(offered & pool[k]) || v == 2)
+                                                x->sc_disable |= pool[k];
+                                        else if (v == 0)
+                                                x->sc_enable |= pool[k];
+                                        else
+                                                x->sc_bypass |= pool[k];
+                                        if (i > 0 && (bypassed & pool[k]) && next_rand() % 2)
+                                                x->ctl_enable |= pool[k];
+                                        else if (i > 0)
+                                                x->ctl_bypass |= pool[k];
+                                        continue;
+                                }
+                                switch (next_rand() % 10) {
+                                case 0: case 1: case 2: if (ok) x->sc_enable |= pool[k]; break;
+                                case 3: case 4: case 5: if (ok) x->sc_bypass |= pool[k]; break;
+                                case 6: case 7: case 8: x->sc_disable |= pool[k]; break;
+                                default: break;
+                                }
+                                if (i > 0 && (wild || (bypassed & pool[k])))
+                                        switch (next_rand() % 5) {
+                                        case 0: case 1: x->ctl_enable |= pool[k]; break;
+                                        case 2: case 3: x->ctl_bypass |= pool[k]; break;
+                                        default: break;
+                                        }
+                        }
+                        if (i == 0 || next_rand() % 12 != 0)
+                                d[n++] = *x;
+                        else
+                                coherent = false;
+                }
+
+                _cleanup_free_ char *before = dump(), *after = NULL;
+                PolicyErrors e = {};
+                Plan *p = NULL;
+                int r = policy_plan(h, d, n, &p, &e);
+                after = dump();
+                ck_assert_str_eq(before, after);
+                /* every cgroup described for every controller it can use: nothing may stand in the way */
+                if (coherent)
+                        ck_assert_int_eq(r, 0);
+                if (r == -EINVAL) {
+                        ck_assert_uint_gt(e.n, 0);
+                        if (getenv("POLICY_DEBUG")) {
+                                for (size_t i = 0; i < e.n; i++)
+                                        fprintf(stderr, "round %u: %s\n", round, e.errors[i].message);
+                                char *s = dump();
+                                fprintf(stderr, "%s", s);
+                                free(s);
+                                for (size_t i = 0; i < n; i++)
+                                        fprintf(stderr, "  want %s sc+%x #%x -%x ctl+%x #%x\n", d[i].path,
+                                                d[i].sc_enable, d[i].sc_bypass, d[i].sc_disable,
+                                                d[i].ctl_enable, d[i].ctl_bypass);
+                        }
+                        policy_errors_done(&e);
+                        refused++;
+                        continue;
+                }
+                ck_assert_int_eq(r, 0);
+                size_t idx;
+                ck_assert_int_eq(plan_execute_model(p, h, &idx, NULL), 0);
+                plan_free(p);
+
+                Drift *dr;
+                size_t ndr;
+                ck_assert_int_eq(policy_drift(h, d, n, &dr, &ndr), 0);
+                ck_assert_uint_eq(ndr, 0);
+                drift_free_array(dr, ndr);
+                ck_assert_int_eq(hierarchy_check(h, NULL), 0);
+
+                /* and now it is in sync */
+                ck_assert_int_eq(policy_plan(h, d, n, &p, &e), 0);
+                ck_assert_uint_eq(p->n_ops, 0);
+                plan_free(p);
+                reached++;
+        }
+        /* the generator must exercise both outcomes */
+        ck_assert_uint_gt(reached, 100);
+        ck_assert_uint_gt(refused, 40);
+}
+END_TEST
+
+static Suite *policy_suite(void) {
+        Suite *s = suite_create("policy");
+        TCase *tc = tcase_create("plan");
+
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_doc_example_from_scratch);
+        tcase_add_test(tc, test_in_sync_plan_is_empty);
+        tcase_add_test(tc, test_switch_bypass_to_enable_rebuilds_below);
+        tcase_add_test(tc, test_unmanaged_user_blocks_change);
+        tcase_add_test(tc, test_refusals_name_reason_and_line);
+        tcase_add_test(tc, test_bad_descriptions);
+        tcase_add_test(tc, test_undo_restores_each_step);
+        tcase_add_test(tc, test_drift);
+        tcase_add_test(tc, test_random_plans);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(policy_suite());
+        srunner_run_all(sr, CK_ENV);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
