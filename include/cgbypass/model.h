@@ -114,7 +114,8 @@ int hierarchy_rmdir(Hierarchy *h, const char *path, Reason *reterr_reason);
  * @buf: the bytes of one write(2), NUL-terminated, without a newline added
  *
  * The caller is root, as the daemon and the trace tool are. Dispatches to the
- * write handlers below. Return: 0 for an empty write (no handler runs); the
+ * write handlers below. Return: -E2BIG for more than 4096 bytes (kernfs'
+ * atomic_write_len); 0 for an empty write (no handler runs); the
  * handler's result; -ENOENT when @c has no such file; -EINVAL when the file
  * has no write handler (cgroup.controllers on a stock kernel: root may open
  * a 0444 cgroup file for writing); -ENOSYS when the file exists and is
@@ -122,13 +123,16 @@ int hierarchy_rmdir(Hierarchy *h, const char *path, Reason *reterr_reason);
  */
 int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason);
 
-/* kernel: cgroup_subtree_control_write(). -EINVAL, -ENOENT, -EBUSY, -EOPNOTSUPP. */
+/*
+ * kernel: cgroup_subtree_control_write(). -EINVAL, -ENOENT, -EBUSY, -EOPNOTSUPP;
+ * -EEXIST when a file that would appear collides with a child cgroup of that name.
+ */
 int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
 
-/* bypass rules: cgroup_controllers_write() of the series. -EINVAL, -ENOENT, -EBUSY; stock: -EINVAL. */
+/* bypass rules: cgroup_controllers_write() of the series. -EINVAL, -ENOENT, -EBUSY, -EEXIST; stock: -EINVAL. */
 int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
 
-/* kernel: cgroup_type_write(). -EINVAL (not "threaded"), -EOPNOTSUPP. */
+/* kernel: cgroup_type_write(). -EINVAL (not "threaded"), -EOPNOTSUPP, -EEXIST. */
 int cgroup_write_type(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
 
 /**

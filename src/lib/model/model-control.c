@@ -189,6 +189,15 @@ static int subtree_control_check_stock(const Hierarchy *h, const Cgroup *c,
         return 0;
 }
 
+static void mutate_subtree_control(Hierarchy *h, Cgroup *c, const void *arg) {
+        const CgMask *m = arg; /* enable, disable, bypass */
+
+        c->subtree_control |= m[0];
+        c->subtree_control &= ~(m[2] | m[1]);
+        c->subtree_bypass |= m[2];
+        c->subtree_bypass &= ~(m[0] | m[1]);
+}
+
 int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
         _cleanup_free_ char *copy = strdup(buf);
         CgMask enable, disable, bypass;
@@ -235,12 +244,17 @@ int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reaso
         if (r < 0)
                 return r;
 
-        c->subtree_control |= enable;
-        c->subtree_control &= ~(bypass | disable);
-        c->subtree_bypass |= bypass;
-        c->subtree_bypass &= ~(enable | disable);
-        cg_propagate_control(h, c);
-        return 0;
+        r = cg_apply_control(h, c, mutate_subtree_control, (const CgMask[]) { enable, disable, bypass });
+        if (r == -EEXIST)
+                reason_set(reterr_reason, REASON_EXISTS);
+        return r;
+}
+
+static void mutate_controllers(Hierarchy *h, Cgroup *c, const void *arg) {
+        const CgMask *m = arg; /* enable, bypass */
+
+        c->enable_ss_mask |= m[0];
+        c->enable_ss_mask &= ~m[1];
 }
 
 int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
@@ -284,10 +298,11 @@ int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *r
                 return -EBUSY;
         }
 
-        c->enable_ss_mask |= enable;
-        c->enable_ss_mask &= ~bypass;
-        cg_propagate_control(h, c);
-        return 0;
+        /* decision (c): the apply error is the write's result */
+        r = cg_apply_control(h, c, mutate_controllers, (const CgMask[]) { enable, bypass });
+        if (r == -EEXIST)
+                reason_set(reterr_reason, REASON_EXISTS);
+        return r;
 }
 
 /* kernel: cgroup_max_descendants_write(), cgroup_max_depth_write() */

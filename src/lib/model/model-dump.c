@@ -19,8 +19,8 @@ static void dump_mask(StrBuf *b, const char *key, CgMask m) {
 int hierarchy_dump(const Hierarchy *h, char **ret) {
         StrBuf b = STRBUF_INIT;
 
-        strbuf_printf(&b, "rules=%s cgroups=%zu procs=%zu alive=%zu\n",
-                      rules_to_string(h->rules), h->count, h->n_procs, h->n_alive);
+        strbuf_printf(&b, "rules=%s cgroups=%zu procs=%zu alive=%zu knob_named=%zu\n",
+                      rules_to_string(h->rules), h->count, h->n_procs, h->n_alive, h->n_knob_named);
         for (const Cgroup *c = h->root; c; c = cgroup_next_descendant_pre(c, h->root)) {
                 _cleanup_free_ char *path = NULL, *dom = NULL;
 
@@ -98,8 +98,20 @@ int hierarchy_check(const Hierarchy *h, char **reterr_msg) {
                                 return violation(reterr_msg, c, "subtree_ss_mask not closed over depends_on");
 
                 if (c->parent) {
-                        if (cg_is_threaded(c) && c->dom_cgrp != c->parent->dom_cgrp)
-                                return violation(reterr_msg, c, "threaded, but not in its parent's domain");
+                        /*
+                         * A threaded cgroup's domain is a non-threaded proper ancestor: its
+                         * parent's when the parent is threaded. Not always the parent's
+                         * domain otherwise: cgroup_enable_threaded() moves only threaded
+                         * descendants, so a domain between them keeps its own.
+                         */
+                        if (cg_is_threaded(c)) {
+                                bool ancestor = false;
+                                for (const Cgroup *a = c->parent; a; a = a->parent)
+                                        ancestor = ancestor || a == c->dom_cgrp;
+                                if (!ancestor || cg_is_threaded(c->dom_cgrp) ||
+                                    (cg_is_threaded(c->parent) && c->dom_cgrp != c->parent->dom_cgrp))
+                                        return violation(reterr_msg, c, "threaded, but its domain is wrong");
+                        }
                         if (cg_is_threaded(c) && (cg_subtree_mask(c) & ~h->threaded_mask))
                                 return violation(reterr_msg, c, "threaded with a domain controller in its subtree");
                         /* a css's parent is the nearest ancestor with a css of that controller */

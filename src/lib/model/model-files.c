@@ -14,7 +14,7 @@
 int cgroup_write_max_descendants(Cgroup *c, const char *buf, Reason *reterr_reason);
 int cgroup_write_max_depth(Cgroup *c, const char *buf, Reason *reterr_reason);
 
-/* kernfs_fop_write_iter(): without atomic_write_len a write is cut to PAGE_SIZE */
+/* kernel: cgroup_kf_ops.atomic_write_len */
 #define KERNFS_WRITE_MAX 4096
 
 /* kernel: css_visible() for a controller's css on @c; false if @c has no such css */
@@ -48,6 +48,94 @@ static const CfType *file_find(const Hierarchy *h, const Cgroup *c, const char *
                         return t;
         }
         return NULL;
+}
+
+bool cg_name_is_knob(const char *name) {
+        if (!strchr(name, '.'))
+                return false;   /* every interface file name has one */
+        for (const CfType *t = cftype_table; t->name; t++)
+                if (streq(t->name, name))
+                        return true;
+        return false;
+}
+
+/* Controllers whose files @c shows (kernel: the css_visible() ones). */
+static CgMask visible_mask(const Hierarchy *h, const Cgroup *c) {
+        return cg_control(h, c, false) | (cg_ss_mask(h, c, false) & h->implicit_mask);
+}
+
+/* Would showing @ctrl's files in @c run into a child directory of the same name? */
+static bool files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) {
+        for (const Cgroup *k = c->first_child; k; k = k->next_sibling) {
+                if (!cg_name_is_knob(k->name))
+                        continue;
+                for (const CfType *t = cftype_table; t->name; t++)
+                        if (t->controller == (int) ctrl && cftype_applies(h, t, c) && streq(t->name, k->name))
+                                return true;
+        }
+        return false;
+}
+
+typedef struct SavedControl {
+        Cgroup *cgroup;
+        CgMask subtree_control, subtree_ss_mask, subtree_bypass, enable_ss_mask, visible;
+        Cgroup *dom_cgrp;
+} SavedControl;
+
+int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void *arg) {
+        _cleanup_free_ SavedControl *saved = NULL;
+        size_t n = 0, cap = 0;
+
+        /* nothing can collide while no cgroup is named like a file: skip the bookkeeping */
+        if (h->n_knob_named == 0) {
+                mutate(h, c, arg);
+                cg_propagate_control(h, c);
+                return 0;
+        }
+
+        for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c)) {
+                if (n == cap) {
+                        cap = cap ? cap * 2 : 64;
+                        SavedControl *ns = realloc(saved, cap * sizeof(SavedControl));
+                        if (!ns)
+                                return -ENOMEM;
+                        saved = ns;
+                }
+                saved[n++] = (SavedControl) {
+                        .cgroup = d,
+                        .subtree_control = d->subtree_control,
+                        .subtree_ss_mask = d->subtree_ss_mask,
+                        .subtree_bypass = d->subtree_bypass,
+                        .enable_ss_mask = d->enable_ss_mask,
+                        .visible = visible_mask(h, d),
+                        .dom_cgrp = d->dom_cgrp,
+                };
+        }
+
+        mutate(h, c, arg);
+        cg_propagate_control(h, c);
+
+        /* kernel: css_populate_dir() adds the files of every css that became visible */
+        for (size_t i = 0; i < n; i++) {
+                Cgroup *d = saved[i].cgroup;
+                CgMask shown = visible_mask(h, d) & ~saved[i].visible;
+                if (!d->first_child || !shown)
+                        continue;
+                FOREACH_CONTROLLER_IN(x, shown)
+                        if (files_collide(h, d, x)) {
+                                /* kernel: cgroup_restore_control() */
+                                for (size_t j = 0; j < n; j++) {
+                                        Cgroup *e = saved[j].cgroup;
+                                        e->subtree_control = saved[j].subtree_control;
+                                        e->subtree_ss_mask = saved[j].subtree_ss_mask;
+                                        e->subtree_bypass = saved[j].subtree_bypass;
+                                        e->enable_ss_mask = saved[j].enable_ss_mask;
+                                        e->dom_cgrp = saved[j].dom_cgrp;
+                                }
+                                return -EEXIST;
+                        }
+        }
+        return 0;
 }
 
 bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file) {
@@ -200,11 +288,14 @@ static int write_pid(const char *buf, Reason *reterr) {
 }
 
 int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
-        _cleanup_free_ char *cut = NULL;
-
         if (!cgroup_has_file(h, c, file)) {
                 reason_set(reterr_reason, REASON_NO_SUCH_FILE);
                 return -ENOENT;
+        }
+        /* kernfs_fop_write_iter(): cgroup files take at most atomic_write_len = PAGE_SIZE at once */
+        if (strlen(buf) > KERNFS_WRITE_MAX) {
+                reason_set(reterr_reason, REASON_RANGE);
+                return -E2BIG;
         }
         /* kernel: cgroup_file_write() returns before any handler runs */
         if (buf[0] == '\0')
@@ -217,13 +308,6 @@ int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Rea
                 reason_set(reterr_reason, REASON_READ_ONLY);
                 return -EINVAL;
         }
-        if (strlen(buf) > KERNFS_WRITE_MAX) {
-                cut = strndup(buf, KERNFS_WRITE_MAX);
-                if (!cut)
-                        return -ENOMEM;
-                buf = cut;
-        }
-
         if (streq(file, "cgroup.subtree_control"))
                 return cgroup_write_subtree_control(h, c, buf, reterr_reason);
         if (streq(file, "cgroup.controllers"))

@@ -55,6 +55,9 @@ struct Hierarchy {
         Cgroup **buckets;
         size_t n_buckets;
 
+        /* children named like an interface file (mkdir before the file appeared) */
+        size_t n_knob_named;
+
         Proc *procs;            /* indexed by ProcId - 1 */
         size_t n_procs;
         size_t n_alive;
@@ -100,6 +103,18 @@ int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret);
 
 /* Split @path into its existing parent cgroup and the last component. */
 int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, const char **ret_name);
+
+/* Whether @name is the name of some interface file (a child so named can block a file). */
+bool cg_name_is_knob(const char *name);
+
+/*
+ * kernel: cgroup_save_control() .. cgroup_apply_control() .. cgroup_finalize_control().
+ * @mutate changes @c's masks or thread mode; then the subtree is propagated,
+ * and if a file that appears collides with a child directory of the same
+ * name (kernfs: EEXIST), everything is restored. Return: 0, -EEXIST, -ENOMEM.
+ */
+typedef void (*ControlMutation)(Hierarchy *h, Cgroup *c, const void *arg);
+int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void *arg);
 
 /* kernel: cgroup_update_populated(), for a change of @c's own tasks between none and some */
 void cg_update_populated(Cgroup *c, bool populated);

@@ -55,6 +55,15 @@ CgroupType cgroup_get_type(const Hierarchy *h, const Cgroup *c) {
         return CGROUP_TYPE_DOMAIN;
 }
 
+/* join @arg's domain, with every threaded descendant */
+static void mutate_threaded(Hierarchy *h, Cgroup *c, const void *arg) {
+        Cgroup *dom = (Cgroup *) arg;
+
+        for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c))
+                if (d == c || cg_is_threaded(d))
+                        d->dom_cgrp = dom;
+}
+
 /* kernel: cgroup_enable_threaded() */
 static int enable_threaded(Hierarchy *h, Cgroup *c, Reason *reterr) {
         Cgroup *dom = c->parent->dom_cgrp;
@@ -74,11 +83,12 @@ static int enable_threaded(Hierarchy *h, Cgroup *c, Reason *reterr) {
                 return -EOPNOTSUPP;
         }
 
-        for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c))
-                if (d == c || cg_is_threaded(d))
-                        d->dom_cgrp = dom;
+        int r = cg_apply_control(h, c, mutate_threaded, dom);
+        if (r < 0) {
+                reason_set(reterr, r == -EEXIST ? REASON_EXISTS : REASON_NONE);
+                return r;
+        }
         c->parent->nr_threaded_children++;
-        cg_propagate_control(h, c);
         return 0;
 }
 

@@ -223,6 +223,8 @@ int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
                         child_index_insert(n, copy);
                         c->clone = copy;
                         n->count++;
+                        if (cg_name_is_knob(copy->name))
+                                n->n_knob_named++;
                 }
                 copy->subtree_control = c->subtree_control;
                 copy->subtree_ss_mask = c->subtree_ss_mask;
@@ -379,6 +381,8 @@ int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret) {
         link_child(parent, c);
         child_index_insert(h, c);
         h->count++;
+        if (cg_name_is_knob(name))
+                h->n_knob_named++;
         for (Cgroup *a = parent; a; a = a->parent)
                 a->nr_descendants++;
 
@@ -465,6 +469,8 @@ int hierarchy_rmdir(Hierarchy *h, const char *path, Reason *reterr_reason) {
         child_index_remove(h, c);
         unlink_child(c);
         h->count--;
+        if (cg_name_is_knob(c->name))
+                h->n_knob_named--;
         cgroup_free_one(c);
         return 0;
 }
