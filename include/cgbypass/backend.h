@@ -40,6 +40,13 @@ typedef struct Backend Backend;
  */
 typedef void (*BackendDisagreementFn)(const char *op, int kernel_result, int model_result, void *userdata);
 
+/* Settings for backend_open_with(); zero-initialize, then set what you need. */
+typedef struct BackendOptions {
+        /* sim: the controllers of the simulated kernel (0: CGMASK_VM_KERNEL).
+         * Used for a new sim only: a saved sim keeps the controllers it was created with. */
+        CgMask sim_controllers;
+} BackendOptions;
+
 /**
  * backend_open() - attach to a hierarchy and load it into a model
  * @type: BACKEND_AUTO picks native when /sys/kernel/cgroup/features lists
@@ -55,11 +62,24 @@ typedef void (*BackendDisagreementFn)(const char *op, int kernel_result, int mod
  */
 int backend_open(BackendType type, const char *cgroup_root, const char *state_dir,
                  Backend **ret, char **reterr_msg);
+
+/**
+ * backend_open_with() - backend_open() with options
+ * @opts: NULL for the defaults
+ *
+ * Besides the errors of backend_open(): -EBUSY (another backend holds
+ * @state_dir, or @cgroup_root is a cgroup below the mount that has processes),
+ * -ENOTEMPTY (sim: @cgroup_root holds files that are not a sim's),
+ * -E2BIG (deeper than 256 levels or more than 1,000,000 cgroups).
+ */
+int backend_open_with(BackendType type, const char *cgroup_root, const char *state_dir,
+                      const BackendOptions *opts, Backend **ret, char **reterr_msg);
 Backend *backend_free(Backend *b);
 DEFINE_POINTER_CLEANUP(Backend, backend_free);
 
 BackendType backend_get_type(const Backend *b);   /* never BACKEND_AUTO */
 const char *backend_get_root(const Backend *b);
+const char *backend_get_state_dir(const Backend *b);
 const Hierarchy *backend_get_model(const Backend *b);
 
 void backend_set_disagreement_handler(Backend *b, BackendDisagreementFn fn, void *userdata);
@@ -83,16 +103,70 @@ int backend_rmdir(Backend *b, const char *path, Reason *reterr_reason);
 int backend_write(Backend *b, const char *path, const char *file, const char *value, Reason *reterr_reason);
 
 /**
+ * backend_read() - the contents of an interface file, as the hierarchy shows it
+ * @ret: malloc'ed text
+ *
+ * native: the kernel's file. emulated: whether the file exists is the
+ * model's answer (pass-through levels have no knobs for the policy), and
+ * cgroup.controllers, cgroup.subtree_control and debug.masks come from the
+ * model, so '#' shows as on native; other files from the kernel. sim: the
+ * model's text, or the file's default for unmodeled files.
+ * Return: 0; -ENOENT; -EINVAL (write-only file), -EOPNOTSUPP (cgroup.procs
+ * of a threaded cgroup), or the -errno of read(2).
+ */
+int backend_read(Backend *b, const char *path, const char *file, char **ret);
+
+/* A difference between what the backend keeps and what it found, fixed while loading. */
+typedef struct BackendDrift {
+        char *path;             /* trace-relative cgroup path ("." is the root) */
+        char *what;             /* "cgroup.subtree_control", "bypass", "cgroup", "stray file", "stray directory" */
+        char *expected;         /* what the backend wanted there ("" for nothing) */
+        char *found;            /* what it found ("" for nothing) */
+} BackendDrift;
+
+/**
+ * backend_get_drift() - what the last backend_open() or backend_refresh() found and fixed
+ * @ret_n: number of entries
+ *
+ * emulated: kernel subtree_control that differed from the projection of the
+ * bypass model (someone wrote the kernel behind the backend's back), saved
+ * bypass state that no longer fits the kernel, saved cgroups that are gone.
+ * sim: stray files and directories removed from the directory, files whose
+ * contents were re-rendered. native: always empty (the kernel is the truth).
+ *
+ * Return: the entries, valid until the next backend_refresh() or backend_free().
+ */
+const BackendDrift *backend_get_drift(const Backend *b, size_t *ret_n);
+
+/*
+ * Test hook: called before each change the backend makes to the hierarchy it
+ * manages, with the change in trace syntax ("mkdir A", "write A
+ * cgroup.subtree_control +cpu"): native, each kernel operation; emulated,
+ * each kernel operation including the pass-through writes an operation
+ * causes (not the writes that undo a failed operation); sim, each operation.
+ * Return 0 to let it happen, or a negative errno to make it fail with that
+ * errno as if the kernel had refused it (no disagreement is reported).
+ */
+typedef int (*BackendFaultFn)(const char *op, void *userdata);
+void backend_set_fault_hook(Backend *b, BackendFaultFn fn, void *userdata);
+
+/**
  * backend_chown() - hand a cgroup directory and the named files in it to @uid
  * @files: NULL-terminated file names ("cgroup.procs", ...)
  *
- * For delegation. Return: 0 or -errno.
+ * For delegation. The directory first, then the files; a name must be a
+ * file the directory holds. sim changes owners too, when run as root.
+ * Return: 0; -EINVAL (a name with '/'), -ENOENT, -EPERM (sim without root),
+ * or the -errno of fchownat(2).
  */
 int backend_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *const *files);
 
 /**
  * backend_save() - persist what the backend keeps outside the kernel
  *
- * Atomically (temporary file, fsync, rename). Return: 0 or -errno.
+ * Atomically (temporary file, fsync, rename); sim: the whole model, emulated:
+ * the bypass state, native: nothing. Operations are not saved until this is
+ * called (the daemon calls it after each change); a restart goes back to
+ * the last save. Return: 0 or -errno.
  */
 int backend_save(Backend *b);

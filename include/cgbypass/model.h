@@ -68,6 +68,17 @@ Hierarchy *hierarchy_free(Hierarchy *h);
 DEFINE_POINTER_CLEANUP(Hierarchy, hierarchy_free);
 
 /**
+ * hierarchy_settle_root() - the state after the root's first effective
+ *                           cgroup.subtree_control write
+ *
+ * A freshly booted 6.1 has not propagated the root's masks yet: implicit
+ * controllers (perf_event, debug) get csses below the root only after the
+ * first write that changes the root's cgroup.subtree_control, and that never
+ * goes back. A kernel that has run earlier traces is in this settled state.
+ */
+void hierarchy_settle_root(Hierarchy *h);
+
+/**
  * hierarchy_clone() - deep copy, for trying a sequence of operations
  * @h: the hierarchy
  * @ret: the copy; ProcIds and paths are the same as in @h

@@ -413,7 +413,9 @@ static void check_cgroup(const Run *run, const Hierarchy *h, const Cgroup *c) {
         RCHECK(run, cgroup_has_file(h, c, "cgroup.type") == !!parent, "%s: cgroup.type", path);
         RCHECK(run, cgroup_has_file(h, c, "cgroup.events") == !!parent, "%s: cgroup.events", path);
         RCHECK(run, cgroup_has_file(h, c, "cgroup.procs"), "%s: cgroup.procs", path);
-        RCHECK(run, cgroup_has_file(h, c, "debug.masks") == !!(builtin & M(DEBUG)), "%s: debug.masks", path);
+        /* implicit debug: everywhere once the root has propagated, on the root only before */
+        bool debug_css = (builtin & M(DEBUG)) && (!parent || (cgroup_get_subtree_ss_mask(parent) & M(DEBUG)));
+        RCHECK(run, cgroup_has_file(h, c, "debug.masks") == debug_css, "%s: debug.masks", path);
         RCHECK(run, cgroup_has_file(h, c, "cpu.weight") == (parent && (ctl & M(CPU))), "%s: cpu.weight", path);
         RCHECK(run, cgroup_has_file(h, c, "memory.max") == (parent && (ctl & M(MEMORY))), "%s: memory.max", path);
         RCHECK(run, cgroup_file_writable(h, c, "cgroup.controllers") == (run->rules == RULES_BYPASS),

@@ -457,6 +457,11 @@ START_TEST(test_core_files) {
         static const char *const not_on_root[] = { "cgroup.type", "cgroup.events", "cgroup.freeze", "cgroup.kill" };
 
         MKDIR(h, "A");
+        /* a fresh boot: the root has not propagated, so A has no implicit debug css yet */
+        ASSERT_HAS_FILE(h, "/", "debug.masks", true);
+        ASSERT_HAS_FILE(h, "A", "debug.masks", false);
+        WRITE_OK(h, "/", "cgroup.subtree_control", "+pids");
+        WRITE_OK(h, "/", "cgroup.subtree_control", "-pids");
         for (size_t k = 0; k < ELEMENTSOF(everywhere); k++) {
                 ASSERT_HAS_FILE(h, "/", everywhere[k], true);
                 ASSERT_HAS_FILE(h, "A", everywhere[k], true);

@@ -91,7 +91,9 @@ int hierarchy_check(const Hierarchy *h, char **reterr_msg) {
                         return violation(reterr_msg, c, "subtree_ss_mask beyond what the cgroup has");
                 if ((c->subtree_control & cg_ss_mask(h, c, true)) & ~c->subtree_ss_mask)
                         return violation(reterr_msg, c, "subtree_ss_mask misses an enabled controller");
-                if ((h->implicit_mask & cg_ss_mask(h, c, true)) & ~c->subtree_ss_mask)
+                /* the root is unpropagated until its first change (hierarchy_settle_root()) */
+                bool cold_root = !c->parent && c->subtree_control == 0 && c->subtree_ss_mask == 0;
+                if (!cold_root && ((h->implicit_mask & cg_ss_mask(h, c, true)) & ~c->subtree_ss_mask))
                         return violation(reterr_msg, c, "subtree_ss_mask misses an implicit controller");
                 FOREACH_CONTROLLER_IN(s, c->subtree_ss_mask)
                         if (controller_depends_on(s, h->builtin) & cg_ss_mask(h, c, true) & ~c->subtree_ss_mask)

@@ -158,8 +158,12 @@ int hierarchy_new(Hierarchy **ret, RuleSet rules, CgMask builtin) {
                 return -ENOMEM;
         }
         h->count = 1;
-        /* kernel: cgroup_setup_root() propagates once, which sets the root's implicit csses */
-        cg_propagate_control(h, h->root);
+        /*
+         * No propagation yet: cgroup_init() binds the controllers to the root after
+         * cgroup_setup_root(), so until the root's first cgroup_apply_control() (its
+         * first effective cgroup.subtree_control write) its subtree_ss_mask is empty
+         * and children get no implicit csses (no debug.* files).
+         */
         *ret = h;
         return 0;
 }
@@ -255,6 +259,10 @@ int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
 
         *ret = TAKE_PTR(n);
         return 0;
+}
+
+void hierarchy_settle_root(Hierarchy *h) {
+        cg_propagate_control(h, h->root);
 }
 
 RuleSet hierarchy_rules(const Hierarchy *h) {

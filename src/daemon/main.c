@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cgbypassd: the one writer of cgroup.subtree_control. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cgbypass/log.h"
+#include "manager.h"
+
+typedef enum Mode {
+        MODE_SERVICE,
+        MODE_CHECK_CONFIG,
+        MODE_PLAN,
+        MODE_APPLY_ONCE,
+} Mode;
+
+static void help(void) {
+        printf("Usage: cgbypassd [OPTIONS...]\n"
+               "       cgbypassd --check-config [OPTIONS...]\n"
+               "       cgbypassd --plan [OPTIONS...]\n"
+               "       cgbypassd --apply-once [OPTIONS...]\n"
+               "\n"
+               "Keep the cgroup v2 hierarchy as the configuration describes it, with the\n"
+               "controllers' bypass mode (a '#name' in cgroup.subtree_control, '+name' in a\n"
+               "child's cgroup.controllers), and let delegated owners switch controllers\n"
+               "through the org.cgbypass1 D-Bus service.\n"
+               "\n"
+               "Modes:\n"
+               "      --check-config         Validate the configuration against the rules of the\n"
+               "                             kernel and the hierarchy as it is now; print every\n"
+               "                             problem as FILE:LINE: reason; change nothing\n"
+               "      --plan                 Print the operations that applying the configuration\n"
+               "                             would make, as a trace (mkdir and write lines, paths\n"
+               "                             relative to the cgroup root); change nothing. Nothing\n"
+               "                             printed means the hierarchy is in sync\n"
+               "      --apply-once           Apply the configuration, all or nothing, and exit\n"
+               "                             (for boot time; no bus)\n"
+               "\n"
+               "Options:\n"
+               "      --config FILE          Main configuration file\n"
+               "                             (default: " CONFIG_MAIN_FILE ")\n"
+               "      --config-dir DIR       Drop-in directory, *.conf read in lexical order\n"
+               "                             (default: " CONFIG_CONF_DIR ")\n"
+               "      --backend NAME         auto, native, emulated or sim (overrides [daemon] backend)\n"
+               "      --cgroup-root DIR      The cgroup2 mount, or for sim any directory\n"
+               "                             (overrides [daemon] cgroup-root)\n"
+               "      --state-directory DIR  Where the applied state is kept\n"
+               "                             (overrides [daemon] state-directory)\n"
+               "      --bus system|session   The bus to serve on (default: system)\n"
+               "  -h, --help                 Show this help\n"
+               "      --version              Show the version\n"
+               "\n"
+               "Backends: native needs a kernel with the bypass series ('bypass' in\n"
+               "/sys/kernel/cgroup/features); emulated keeps bypass mode in cgbypassd and gives a\n"
+               "stock kernel the nearest legal configuration; sim works in a plain directory,\n"
+               "without root. auto picks native, else emulated.\n"
+               "\n"
+               "Exit status: 0 on success; 1 when the configuration is refused or applying it\n"
+               "failed (the hierarchy is then as before); 2 for bad usage.\n"
+               "\n"
+               "See cgbypassd(8) and cgbypassd.conf(5).\n");
+}
+
+static int parse_argv(int argc, char *argv[], Mode *mode, ManagerOptions *o, const char **bus) {
+        enum {
+                ARG_CHECK_CONFIG = 0x100,
+                ARG_PLAN,
+                ARG_APPLY_ONCE,
+                ARG_CONFIG,
+                ARG_CONFIG_DIR,
+                ARG_BACKEND,
+                ARG_CGROUP_ROOT,
+                ARG_STATE_DIRECTORY,
+                ARG_BUS,
+                ARG_VERSION,
+        };
+        static const struct option options[] = {
+                { "check-config",    no_argument,       NULL, ARG_CHECK_CONFIG },
+                { "plan",            no_argument,       NULL, ARG_PLAN },
+                { "apply-once",      no_argument,       NULL, ARG_APPLY_ONCE },
+                { "config",          required_argument, NULL, ARG_CONFIG },
+                { "config-dir",      required_argument, NULL, ARG_CONFIG_DIR },
+                { "backend",         required_argument, NULL, ARG_BACKEND },
+                { "cgroup-root",     required_argument, NULL, ARG_CGROUP_ROOT },
+                { "state-directory", required_argument, NULL, ARG_STATE_DIRECTORY },
+                { "bus",             required_argument, NULL, ARG_BUS },
+                { "help",            no_argument,       NULL, 'h' },
+                { "version",         no_argument,       NULL, ARG_VERSION },
+                {}
+        };
+        int c;
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
+                Mode m = MODE_SERVICE;
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("cgbypassd %s\n", PROJECT_VERSION);
+                        return 0;
+                case ARG_CHECK_CONFIG:
+                        m = MODE_CHECK_CONFIG;
+                        break;
+                case ARG_PLAN:
+                        m = MODE_PLAN;
+                        break;
+                case ARG_APPLY_ONCE:
+                        m = MODE_APPLY_ONCE;
+                        break;
+                case ARG_CONFIG:
+                        o->config_file = optarg;
+                        break;
+                case ARG_CONFIG_DIR:
+                        o->config_dir = optarg;
+                        break;
+                case ARG_BACKEND:
+                        o->backend = optarg;
+                        break;
+                case ARG_CGROUP_ROOT:
+                        o->cgroup_root = optarg;
+                        break;
+                case ARG_STATE_DIRECTORY:
+                        o->state_directory = optarg;
+                        break;
+                case ARG_BUS:
+                        if (!streq(optarg, "system") && !streq(optarg, "session")) {
+                                log_error("--bus takes 'system' or 'session', not '%s'.", optarg);
+                                return -EINVAL;
+                        }
+                        *bus = optarg;
+                        break;
+                case ':':
+                        log_error("Option '%s' needs an argument.", argv[optind - 1]);
+                        return -EINVAL;
+                default:
+                        log_error("Unknown option '%s'; see --help.", argv[optind - 1]);
+                        return -EINVAL;
+                }
+                if (m != MODE_SERVICE) {
+                        if (*mode != MODE_SERVICE && *mode != m) {
+                                log_error("--check-config, --plan and --apply-once exclude each other.");
+                                return -EINVAL;
+                        }
+                        *mode = m;
+                }
+        }
+        if (optind < argc) {
+                log_error("Unexpected argument '%s'; see --help.", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+static int run_offline(Mode mode, const ManagerOptions *o) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(plan_freep) Plan *p = NULL;
+        ConfigErrors errs = CONFIG_ERRORS_INIT;
+        size_t writes = 0;
+        int r;
+
+        r = manager_new(o, &m);
+        if (r < 0)
+                return log_oom();
+        r = manager_load_config(m, &errs);
+        if (r >= 0) {
+                r = manager_open_backend(m);
+                if (r < 0) {
+                        config_errors_done(&errs);
+                        return r;
+                }
+                if (mode == MODE_APPLY_ONCE) {
+                        (void) manager_log_drift(m);
+                        r = manager_apply(m, &errs, &writes);
+                } else
+                        r = manager_plan(m, &p, &errs);
+        }
+        if (config_errors_count(&errs) > 0) {
+                config_errors_print(&errs, stderr);
+                log_error("The configuration has %zu problem(s); nothing was changed.",
+                          config_errors_count(&errs));
+                config_errors_done(&errs);
+                return -EINVAL;
+        }
+        config_errors_done(&errs);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return r; /* logged */
+
+        if (mode == MODE_PLAN)
+                plan_print(p, stdout);
+        else if (mode == MODE_APPLY_ONCE)
+                log_info("Applied the configuration: %zu operation(s).", writes);
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        ManagerOptions o = {};
+        Mode mode = MODE_SERVICE;
+        const char *bus = "system";
+        int r;
+
+        log_setup("cgbypassd");
+        r = parse_argv(argc, argv, &mode, &o, &bus);
+        if (r <= 0)
+                return r < 0 ? 2 : 0;
+
+        if (mode == MODE_SERVICE) {
+                log_error("The D-Bus service is not part of this build yet; use --check-config, --plan "
+                          "or --apply-once.");
+                return 1;
+        }
+        r = run_offline(mode, &o);
+        return r < 0 ? 1 : 0;
+}

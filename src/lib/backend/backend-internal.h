@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Private to src/lib/backend/. backend.c validates arguments and dispatches
+ * to one BackendVTable per type; the backends share the state file
+ * (backend-state.c), the kernel loader (kernel-scan.c) and the file layer
+ * (cgroupfs.c).
+ */
+
+#include "cgbypass/backend.h"
+#include "cgbypass/log.h"
+
+typedef struct BackendVTable {
+        int (*open)(Backend *b, const BackendOptions *opts, char **reterr_msg);
+        void (*done)(Backend *b);
+        int (*refresh)(Backend *b, char **reterr_msg);
+        /* @path is normalized and valid; @file a valid name */
+        int (*mkdir)(Backend *b, const char *path, Reason *reterr_reason);
+        int (*rmdir)(Backend *b, const char *path, Reason *reterr_reason);
+        int (*write)(Backend *b, const char *path, const char *file, const char *value, Reason *reterr_reason);
+        int (*read)(Backend *b, const char *path, const char *file, char **ret);
+        int (*chown)(Backend *b, const char *path, uid_t uid, gid_t gid, char *const *files);
+        int (*save)(Backend *b);
+} BackendVTable;
+
+extern const BackendVTable backend_sim_vtable;
+extern const BackendVTable backend_native_vtable;
+extern const BackendVTable backend_emulated_vtable;
+
+typedef struct DriftList {
+        BackendDrift *v;
+        size_t n;
+} DriftList;
+
+void drift_list_done(DriftList *l);
+int drift_list_add(DriftList *l, const char *path, const char *what, const char *expected, const char *found);
+
+struct Backend {
+        BackendType type;
+        const BackendVTable *vtable;
+        char *root;             /* cgroup_root as given */
+        char *root_real;        /* realpath() of it, recorded in state files */
+        char *state_dir;
+        int root_fd;            /* O_PATH | O_DIRECTORY */
+        int state_fd;           /* O_PATH | O_DIRECTORY, -1 without a state directory */
+        int lock_fd;            /* flock()ed while open */
+
+        Hierarchy *model;       /* bypass rules; in step with every successful operation */
+
+        BackendDisagreementFn disagreement_fn;
+        void *disagreement_userdata;
+        BackendFaultFn fault_fn;
+        void *fault_userdata;
+
+        DriftList drift;        /* what the last open or refresh found */
+
+        void *data;             /* the backend's own */
+};
+
+/* A malloc'ed message into *@reterr_msg (if not NULL); returns @error. */
+int backend_msg(char **reterr_msg, int error, const char *fmt, ...) _printf_(3, 4);
+
+/* An operation in trace syntax: "mkdir A", "write A cgroup.subtree_control +cpu". NULL on OOM. */
+char *backend_op_string(const char *verb, const char *path, const char *file, const char *value);
+
+/* Ask the fault hook about a change. Return: 0 to go on, or the injected -errno. */
+int backend_fault_check(Backend *b, const char *verb, const char *path, const char *file, const char *value);
+
+/* Report a kernel/model disagreement to the handler. */
+void backend_report_disagreement(Backend *b, const char *verb, const char *path, const char *file,
+                                 const char *value, int kernel_result, int model_result);
+
+/* Replace @b's drift list with @l (taken over). */
+void backend_set_drift(Backend *b, DriftList *l);
+
+/* "A/B" or "." from a model cgroup (malloc'ed). */
+int backend_cgroup_relpath(const Cgroup *c, char **ret);
+
+/* Mask names for messages and drift: "cpu io", "#cpu", "" (malloc'ed, NULL on OOM). */
+char *backend_masks_to_string(CgMask enabled, CgMask bypassed);
+
+/* ---- the state file (backend-state.c) ---- */
+
+typedef struct StateCgroup {
+        char *path;             /* trace-relative, "." for the root */
+        bool threaded;
+        CgMask subtree_control, subtree_bypass, enable_ss_mask;
+        int max_depth, max_descendants;  /* INT_MAX: "max" */
+} StateCgroup;
+
+typedef struct State {
+        char *backend;          /* "sim", "emulated" */
+        char *root;             /* the realpath of the cgroup root it describes */
+        CgMask controllers;
+        StateCgroup *cgroups;   /* parents before children */
+        size_t n;
+} State;
+
+void state_done(State *s);
+
+/*
+ * Load STATE_DIR/@name. Return: 0; -ENOENT when there is none; -EUCLEAN for
+ * a file that cannot be parsed (message with FILE:LINE); -errno.
+ */
+int state_load(int state_fd, const char *state_dir, const char *name, State *ret, char **reterr_msg);
+
+/* Write STATE_DIR/@name atomically: temporary file, fsync, rename, fsync of the directory. */
+int state_save(int state_fd, const char *name, const State *s);
+
+/*
+ * The model as a State: every cgroup (@only_bypass false), or only those
+ * with bypass state (subtree_bypass or enable_ss_mask), in pre-order.
+ */
+int state_from_model(const Hierarchy *h, bool only_bypass, State *ret);
+
+/* Set a cgroup's cgroup.max.depth and cgroup.max.descendants in the model (INT_MAX: leave "max"). */
+int state_apply_limits(Hierarchy *h, Cgroup *c, int max_depth, int max_descendants);
+
+/* ---- the kernel loader (kernel-scan.c) ---- */
+
+#define KERNEL_SCAN_MAX_DEPTH 256
+#define KERNEL_SCAN_MAX_CGROUPS 1000000
+
+typedef struct KernelCgroup {
+        char *path;             /* "." or "A/B" */
+        size_t parent;          /* index of the parent; SIZE_MAX for "." */
+        unsigned level;         /* "." is 0 */
+        bool gone;              /* vanished while being read: skip it and its descendants */
+        bool threaded;          /* cgroup.type says "threaded" */
+        char *type;             /* cgroup.type, stripped; NULL on the mount's root */
+        CgMask subtree_control; /* cgroup.subtree_control: names */
+        CgMask subtree_bypass;  /* ... and '#'names */
+        CgMask controllers;     /* cgroup.controllers: names */
+        CgMask bypassed;        /* ... and '#'names */
+        unsigned nr_procs;      /* lines of cgroup.procs (threaded: cgroup.threads) */
+        int max_depth, max_descendants;
+        char *debug_masks;      /* debug.masks, NULL when absent */
+} KernelCgroup;
+
+typedef struct KernelScan {
+        KernelCgroup *cgroups;  /* parents before children, siblings in creation order */
+        size_t n;
+        CgMask builtin;         /* the controllers the model of this kernel has */
+        bool mount_root;        /* "." is the root of the cgroup2 mount */
+} KernelScan;
+
+void kernel_scan_done(KernelScan *s);
+
+/*
+ * Read the hierarchy beneath @root_fd. Return: 0; -ENOMEDIUM (not cgroup2);
+ * -E2BIG (limits above); -EBUSY/-EUCLEAN ("." is a cgroup below the mount
+ * with processes, or not a plain domain); -errno of reading.
+ */
+int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_msg);
+
+/*
+ * Load @s into @h (pre-order, hierarchy_import()) with enable_ss_mask taken
+ * from cgroup.controllers when @with_reenable, then hierarchy_check(), then
+ * compare what the model derives (cgroup.controllers, cgroup.type,
+ * debug.masks) with what the kernel showed. @subtree_control/@subtree_bypass/
+ * @enable_ss_mask (may be NULL: the scan's) give each cgroup's masks.
+ * Return: 0; -EUCLEAN with a message naming the cgroup; -ENOMEM.
+ */
+int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_control,
+                       const CgMask *subtree_bypass, const CgMask *enable_ss_mask,
+                       bool verify, char **reterr_msg);
+
+/* Parse a cgroup.controllers / cgroup.subtree_control line: names, '#'names; unknown names ignored. */
+void kernel_parse_masks(const char *s, CgMask *ret_enabled, CgMask *ret_bypassed);
+
+/* Whether /sys/kernel/cgroup/features lists "bypass". */
+bool kernel_has_bypass_feature(void);
+
+/* ---- one model operation that can be taken back (backend-txn.c) ---- */
+
+typedef enum TxnKind {
+        TXN_NONE,               /* nothing changed */
+        TXN_MKDIR,              /* undo: rmdir */
+        TXN_RMDIR,              /* undo: import the cgroup again (it goes last among its siblings) */
+        TXN_WRITE,              /* undo: the inverse write */
+        TXN_CLONE,              /* cgroup.type has no inverse: the operation ran on a copy */
+} TxnKind;
+
+typedef struct ModelTxn {
+        TxnKind kind;
+        char *path;
+        /* TXN_RMDIR: the state of the removed cgroup; TXN_WRITE: the masks before, to verify the undo */
+        bool threaded;
+        CgMask subtree_control, subtree_bypass, enable_ss_mask;
+        int max_depth, max_descendants;
+        /* TXN_WRITE */
+        char *undo_file, *undo_value;
+        /* TXN_CLONE: the model with the operation applied; the live one is unchanged */
+        Hierarchy *clone;
+} ModelTxn;
+
+/*
+ * Run an operation on @h (or, for cgroup.type, on a copy of it). On failure
+ * nothing changed and the model's errno and reason are returned.
+ */
+int model_txn_mkdir(Hierarchy *h, const char *path, ModelTxn *txn, Reason *reterr_reason);
+int model_txn_rmdir(Hierarchy *h, const char *path, ModelTxn *txn, Reason *reterr_reason);
+int model_txn_write(Hierarchy *h, const char *path, const char *file, const char *value,
+                    ModelTxn *txn, Reason *reterr_reason);
+/* The model as it is after the operation: the copy, or @h. */
+Hierarchy *model_txn_result(const ModelTxn *txn, Hierarchy *h);
+/* Keep the operation (swapping in the copy). */
+void model_txn_commit(ModelTxn *txn, Hierarchy **h);
+/* Take it back. Return: 0, or -EUCLEAN when the model refused the undo (a bug). */
+int model_txn_rollback(ModelTxn *txn, Hierarchy *h);
+void model_txn_done(ModelTxn *txn);
+
+/* Lookup with the model's reasons for failures. */
+int model_lookup(const Hierarchy *h, const char *path, Cgroup **ret, Reason *reterr_reason);

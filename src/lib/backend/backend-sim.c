@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sim: a plain directory that looks like a cgroup2 mount of the modeled
+ * kernel. The model is the kernel here: it answers every operation, and the
+ * directory is its rendering, one directory per cgroup holding exactly the
+ * files cgroup_list_files() names, with the contents cgroup_read() gives.
+ *
+ * An operation renders the part of the tree it can change before and after
+ * (its cgroup, or its subtree for control files), in memory, and writes only
+ * the difference; so its cost follows the subtree it affects, not the tree.
+ * The model is saved in STATE_DIR/sim.state by backend_save(); at open the
+ * directory is rendered again from it.
+ */
+#include <sys/stat.h>
+
+#include "backend-internal.h"
+#include "cgbypass/cftype.h"
+#include "cgroupfs.h"
+
+#define SIM_STATE "sim.state"
+
+typedef struct RFile {
+        char *name;
+        char *content;
+        mode_t mode;
+} RFile;
+
+typedef struct RDir {
+        char *path;             /* trace-relative */
+        RFile *files;           /* sorted by name */
+        size_t n;
+} RDir;
+
+typedef struct Render {
+        RDir *dirs;             /* pre-order */
+        size_t n;
+} Render;
+
+static void rdir_done(RDir *d) {
+        for (size_t j = 0; j < d->n; j++) {
+                free(d->files[j].name);
+                free(d->files[j].content);
+        }
+        free(d->files);
+        free(d->path);
+        *d = (RDir) {};
+}
+
+static void render_done(Render *r) {
+        for (size_t i = 0; i < r->n; i++)
+                rdir_done(&r->dirs[i]);
+        free(r->dirs);
+        *r = (Render) {};
+}
+
+/*
+ * What unmodeled files hold: the kernel's value for a fresh cgroup where
+ * that is a constant, else nothing (statistics, usage, events).
+ */
+static const char *default_content(const char *name) {
+        static const struct {
+                const char *name;
+                const char *content;
+        } table[] = {
+                { "cgroup.freeze",         "0\n" },
+                { "cpu.weight",            "100\n" },
+                { "cpu.weight.nice",       "0\n" },
+                { "cpu.idle",              "0\n" },
+                { "cpu.max",               "max 100000\n" },
+                { "cpu.max.burst",         "0\n" },
+                { "cpuset.cpus.partition", "member\n" },
+                { "memory.min",            "0\n" },
+                { "memory.low",            "0\n" },
+                { "memory.high",           "max\n" },
+                { "memory.max",            "max\n" },
+                { "memory.oom.group",      "0\n" },
+                { "pids.max",              "max\n" },
+        };
+        size_t n = strlen(name);
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (streq(table[i].name, name))
+                        return table[i].content;
+        /* hugetlb.<size>.max and hugetlb.<size>.rsvd.max */
+        if (startswith(name, "hugetlb.") && n > 4 && streq(name + n - 4, ".max"))
+                return "max\n";
+        return "";
+}
+
+static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
+        _cleanup_strv_free_ char **names = NULL;
+        RDir d = {};
+        size_t n = 0;
+        int r;
+
+        r = backend_cgroup_relpath(c, &d.path);
+        if (r < 0)
+                return r;
+        r = cgroup_list_files(h, c, &names);
+        if (r < 0)
+                goto fail;
+        while (names[n])
+                n++;
+        d.files = calloc(n ? n : 1, sizeof(RFile));
+        if (!d.files) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        for (size_t i = 0; i < n; i++) {
+                RFile *f = &d.files[i];
+                mode_t mode = cgroup_file_writable(h, c, names[i]) ? 0644 : 0444;
+
+                f->name = strdup(names[i]);
+                d.n++;
+                if (!f->name) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                r = cgroup_read(h, c, f->name, &f->content);
+                if (r == -EINVAL)
+                        mode = 0200;    /* no read handler (cgroup.kill) */
+                if (r == -EINVAL || r == -ENOSYS || r == -EOPNOTSUPP) {
+                        f->content = strdup(default_content(f->name));
+                        r = f->content ? 0 : -ENOMEM;
+                }
+                if (r < 0)
+                        goto fail;
+                f->mode = mode;
+        }
+        *ret = d;
+        return 0;
+fail:
+        rdir_done(&d);
+        return r;
+}
+
+/* @top alone, or with its whole subtree in pre-order */
+static int render_region(const Hierarchy *h, const Cgroup *top, bool subtree, Render *ret) {
+        Render rr = {};
+        size_t cap = 0;
+        int r;
+
+        for (const Cgroup *c = top; c; c = subtree ? cgroup_next_descendant_pre(c, top) : NULL) {
+                if (rr.n == cap) {
+                        cap = cap ? cap * 2 : 4;
+                        RDir *v = reallocarray(rr.dirs, cap, sizeof(RDir));
+                        if (!v) {
+                                render_done(&rr);
+                                return -ENOMEM;
+                        }
+                        rr.dirs = v;
+                }
+                r = render_cgroup(h, c, &rr.dirs[rr.n]);
+                if (r < 0) {
+                        render_done(&rr);
+                        return r;
+                }
+                rr.n++;
+        }
+        *ret = rr;
+        return 0;
+}
+
+/* Make directory @path hold @new's files where it held @old's (NULL: nothing). */
+static int apply_dir(Backend *b, const RDir *old, const RDir *new) {
+        size_t i = 0, j = 0, no = old ? old->n : 0, nn = new ? new->n : 0;
+        const char *path = new ? new->path : old->path;
+        int r;
+
+        while (i < no || j < nn) {
+                int cmp = i == no ? 1 : j == nn ? -1 : strcmp(old->files[i].name, new->files[j].name);
+
+                if (cmp < 0) {
+                        r = cgfs_unlink(b->root_fd, path, old->files[i].name);
+                        if (r < 0 && r != -ENOENT)
+                                return r;
+                        i++;
+                        continue;
+                }
+                if (cmp > 0 || !streq(old->files[i].content, new->files[j].content) ||
+                    old->files[i].mode != new->files[j].mode) {
+                        r = cgfs_put_file(b->root_fd, path, new->files[j].name, new->files[j].content,
+                                          new->files[j].mode);
+                        if (r < 0)
+                                return r;
+                }
+                if (cmp == 0)
+                        i++;
+                j++;
+        }
+        return 0;
+}
+
+static int remove_dir(Backend *b, const char *path) {
+        CgfsEntry *e;
+        size_t n;
+        int r;
+
+        r = cgfs_list(b->root_fd, path, &e, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                if (e[i].type != CGFS_ENTRY_DIR)
+                        r = cgfs_unlink(b->root_fd, path, e[i].name);
+        cgfs_entries_free(e, n);
+        if (r < 0)
+                return r;
+        return cgfs_rmdir(b->root_fd, path);
+}
+
+static int rdir_path_cmp(const void *a, const void *b) {
+        return strcmp((*(RDir *const *) a)->path, (*(RDir *const *) b)->path);
+}
+
+/*
+ * Turn the directory from rendering @old into rendering @new (both in
+ * pre-order): directories in both are patched, new ones created parents
+ * first, gone ones removed children first.
+ */
+static int apply_render(Backend *b, const Render *old, const Render *new) {
+        _cleanup_free_ RDir **os = calloc(old->n + 1, sizeof(RDir *)), **ns = calloc(new->n + 1, sizeof(RDir *));
+        _cleanup_free_ const RDir **match_new = calloc(new->n + 1, sizeof(RDir *));
+        _cleanup_free_ bool *kept = calloc(old->n + 1, sizeof(bool));
+        size_t i = 0, j = 0;
+        int r;
+
+        if (!os || !ns || !match_new || !kept)
+                return -ENOMEM;
+        for (size_t k = 0; k < old->n; k++)
+                os[k] = &old->dirs[k];
+        for (size_t k = 0; k < new->n; k++)
+                ns[k] = &new->dirs[k];
+        qsort(os, old->n, sizeof(RDir *), rdir_path_cmp);
+        qsort(ns, new->n, sizeof(RDir *), rdir_path_cmp);
+        while (i < old->n && j < new->n) {
+                int cmp = strcmp(os[i]->path, ns[j]->path);
+                if (cmp == 0) {
+                        match_new[ns[j] - new->dirs] = os[i];
+                        kept[os[i] - old->dirs] = true;
+                }
+                if (cmp <= 0)
+                        i++;
+                if (cmp >= 0)
+                        j++;
+        }
+
+        for (size_t k = 0; k < new->n; k++) {
+                if (!match_new[k]) {
+                        r = cgfs_mkdir(b->root_fd, new->dirs[k].path, 0755);
+                        if (r < 0 && r != -EEXIST)
+                                return r;
+                }
+                r = apply_dir(b, match_new[k], &new->dirs[k]);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t k = old->n; k > 0; k--) {
+                if (kept[k - 1])
+                        continue;
+                r = remove_dir(b, old->dirs[k - 1].path);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- rendering the whole tree at open and refresh ---- */
+
+static bool is_cgroup_file_name(const char *name) {
+        if (streq(name, CGFS_TMP_NAME))
+                return true;
+        for (const CfType *t = cftype_table; t->name; t++)
+                if (streq(t->name, name))
+                        return true;
+        return false;
+}
+
+static char *join_path(const char *path, const char *name) {
+        char *s;
+
+        if (streq(path, "."))
+                return strdup(name);
+        return asprintf(&s, "%s/%s", path, name) < 0 ? NULL : s;
+}
+
+/* Only what a sim could have left behind is removed: cgroup-like files and directories of them. */
+static int check_removable(Backend *b, const char *path, unsigned depth, char **reterr_msg) {
+        CgfsEntry *e;
+        size_t n;
+        int r;
+
+        if (depth > KERNEL_SCAN_MAX_DEPTH)
+                return backend_msg(reterr_msg, -E2BIG, "'%s/%s' is too deep", b->root, path);
+        r = cgfs_list(b->root_fd, path, &e, &n);
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "Failed to list '%s/%s': %s", b->root, path, strerror(-r));
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_free_ char *sub = join_path(path, e[i].name);
+
+                if (!sub)
+                        r = -ENOMEM;
+                else if (e[i].type == CGFS_ENTRY_DIR)
+                        r = check_removable(b, sub, depth + 1, reterr_msg);
+                else if (!is_cgroup_file_name(e[i].name))
+                        r = backend_msg(reterr_msg, -ENOTEMPTY, "'%s/%s' is not part of a simulated hierarchy; "
+                                        "refusing to remove it", b->root, sub);
+        }
+        cgfs_entries_free(e, n);
+        return r;
+}
+
+static int remove_tree(Backend *b, const char *path) {
+        CgfsEntry *e;
+        size_t n;
+        int r;
+
+        r = cgfs_list(b->root_fd, path, &e, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_free_ char *sub = join_path(path, e[i].name);
+                if (!sub)
+                        r = -ENOMEM;
+                else if (e[i].type == CGFS_ENTRY_DIR)
+                        r = remove_tree(b, sub);
+                else
+                        r = cgfs_unlink(b->root_fd, path, e[i].name);
+        }
+        cgfs_entries_free(e, n);
+        if (r < 0)
+                return r;
+        return cgfs_rmdir(b->root_fd, path);
+}
+
+static int rfile_cmp(const void *key, const void *elem) {
+        return strcmp(key, ((const RFile *) elem)->name);
+}
+
+static int strp_cmp(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, DriftList *drift, char **reterr_msg) {
+        _cleanup_free_ const char **children = NULL;
+        _cleanup_free_ bool *seen = NULL;
+        CgfsEntry *e = NULL;
+        size_t n = 0, nchildren = 0;
+        bool existed = true;
+        int r;
+
+        for (const Cgroup *k = cgroup_first_child(c); k; k = cgroup_next_sibling(k))
+                nchildren++;
+        children = calloc(nchildren ? nchildren : 1, sizeof(char *));
+        seen = calloc(want->n ? want->n : 1, sizeof(bool));
+        if (!children || !seen)
+                return -ENOMEM;
+        nchildren = 0;
+        for (const Cgroup *k = cgroup_first_child(c); k; k = cgroup_next_sibling(k))
+                children[nchildren++] = cgroup_name(k);
+        qsort(children, nchildren, sizeof(char *), strp_cmp);
+
+        r = cgfs_list(b->root_fd, want->path, &e, &n);
+        if (r == -ENOENT) {
+                existed = false;
+                r = cgfs_mkdir(b->root_fd, want->path, 0755);
+                if (r >= 0)
+                        r = cgfs_list(b->root_fd, want->path, &e, &n);
+        }
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "Failed to render '%s/%s': %s", b->root, want->path, strerror(-r));
+
+        /* first look, then touch: foreign content stops us before anything in this directory changes */
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_free_ char *sub = join_path(want->path, e[i].name);
+                if (!sub)
+                        r = -ENOMEM;
+                else if (e[i].type == CGFS_ENTRY_DIR) {
+                        if (!bsearch(&e[i].name, children, nchildren, sizeof(char *), strp_cmp))
+                                r = check_removable(b, sub, 1, reterr_msg);
+                } else if (!is_cgroup_file_name(e[i].name))
+                        r = backend_msg(reterr_msg, -ENOTEMPTY, "'%s/%s' is not part of a simulated hierarchy; "
+                                        "refusing to touch it", b->root, sub);
+        }
+
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_free_ char *sub = join_path(want->path, e[i].name);
+                const RFile *f;
+
+                if (!sub) {
+                        r = -ENOMEM;
+                        break;
+                }
+                if (e[i].type == CGFS_ENTRY_DIR) {
+                        if (bsearch(&e[i].name, children, nchildren, sizeof(char *), strp_cmp))
+                                continue;
+                        r = remove_tree(b, sub);
+                        if (r >= 0)
+                                r = drift_list_add(drift, want->path, "stray directory", "", e[i].name);
+                        continue;
+                }
+                f = bsearch(e[i].name, want->files, want->n, sizeof(RFile), rfile_cmp);
+                if (!f) {
+                        r = cgfs_unlink(b->root_fd, want->path, e[i].name);
+                        if (r >= 0 && !streq(e[i].name, CGFS_TMP_NAME))
+                                r = drift_list_add(drift, want->path, "stray file", "", e[i].name);
+                        continue;
+                }
+                seen[f - want->files] = true;
+
+                _cleanup_free_ char *content = NULL;
+                struct stat st;
+                bool same = false;
+
+                if (e[i].type == CGFS_ENTRY_FILE && cgfs_file_stat(b->root_fd, want->path, f->name, &st) >= 0 &&
+                    (st.st_mode & 07777) == f->mode) {
+                        /* a write-only file may be unreadable for us: its rendering is empty */
+                        if (f->mode == 0200)
+                                same = st.st_size == 0 && !*f->content;
+                        else
+                                same = cgfs_read(b->root_fd, want->path, f->name, &content) >= 0 &&
+                                        streq(content, f->content);
+                }
+                if (same)
+                        continue;
+                if (e[i].type != CGFS_ENTRY_FILE)
+                        r = cgfs_unlink(b->root_fd, want->path, f->name);
+                if (r >= 0)
+                        r = cgfs_put_file(b->root_fd, want->path, f->name, f->content, f->mode);
+                if (r >= 0)
+                        r = drift_list_add(drift, want->path, f->name, f->content,
+                                           content ? content : e[i].type == CGFS_ENTRY_FILE ? "(other mode)" : "(not a file)");
+        }
+        for (size_t i = 0; i < want->n && r >= 0; i++) {
+                if (seen[i])
+                        continue;
+                r = cgfs_put_file(b->root_fd, want->path, want->files[i].name, want->files[i].content,
+                                  want->files[i].mode);
+                if (r >= 0 && existed && !fresh)
+                        r = drift_list_add(drift, want->path, want->files[i].name, want->files[i].content, "(missing)");
+        }
+        cgfs_entries_free(e, n);
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "Failed to render '%s/%s': %s", b->root, want->path, strerror(-r));
+        return 0;
+}
+
+static int sync_all(Backend *b, bool fresh, DriftList *drift, char **reterr_msg) {
+        Cgroup *root = hierarchy_root(b->model);
+        int r;
+
+        for (Cgroup *c = root; c; c = cgroup_next_descendant_pre(c, root)) {
+                Render one = {};
+
+                r = render_region(b->model, c, false, &one);
+                if (r < 0)
+                        return r;
+                r = sync_dir(b, c, &one.dirs[0], fresh, drift, reterr_msg);
+                render_done(&one);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- the backend ---- */
+
+static int model_from_state(const State *st, const char *where, Hierarchy **ret, char **reterr_msg) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
+        _cleanup_free_ char *msg = NULL;
+        int r;
+
+        r = hierarchy_new(&h, RULES_BYPASS, st->controllers);
+        if (r < 0)
+                return backend_msg(reterr_msg, r == -EINVAL ? -EUCLEAN : r, "%s: bad controller set", where);
+        for (size_t i = 0; i < st->n; i++) {
+                const StateCgroup *sc = &st->cgroups[i];
+                Cgroup *c;
+
+                r = hierarchy_import(h, sc->path, sc->threaded, sc->subtree_control, sc->subtree_bypass,
+                                     sc->enable_ss_mask, 0, NULL);
+                if (r >= 0)
+                        r = hierarchy_lookup(h, sc->path, &c);
+                if (r >= 0)
+                        r = state_apply_limits(h, c, sc->max_depth, sc->max_descendants);
+                if (r < 0)
+                        return backend_msg(reterr_msg, r == -ENOMEM ? r : -EUCLEAN,
+                                           "%s: the cgroup '%s' cannot be loaded into the model: %s",
+                                           where, sc->path, strerror(-r));
+        }
+        r = hierarchy_check(h, &msg);
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "%s: %s", where, strempty(msg));
+        *ret = TAKE_PTR(h);
+        return 0;
+}
+
+static int sim_save(Backend *b) {
+        State st = {};
+        int r;
+
+        r = state_from_model(b->model, false, &st);
+        if (r < 0)
+                return r;
+        st.backend = strdup("sim");
+        st.root = strdup(b->root_real);
+        r = st.backend && st.root ? state_save(b->state_fd, SIM_STATE, &st) : -ENOMEM;
+        state_done(&st);
+        return r;
+}
+
+static int sim_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
+        _cleanup_free_ char *where = NULL;
+        DriftList drift = {};
+        State st = {};
+        bool fresh;
+        int r;
+
+        if (asprintf(&where, "%s/%s", b->state_dir, SIM_STATE) < 0)
+                return -ENOMEM;
+        r = state_load(b->state_fd, b->state_dir, SIM_STATE, &st, reterr_msg);
+        fresh = r == -ENOENT;
+        if (fresh) {
+                /* like a booted system whose init has written the root's subtree_control once */
+                r = hierarchy_new(&b->model, RULES_BYPASS, opts->sim_controllers ?: CGMASK_VM_KERNEL);
+                if (r >= 0)
+                        hierarchy_settle_root(b->model);
+        }
+        else if (r >= 0) {
+                if (!streq(st.backend, "sim"))
+                        r = backend_msg(reterr_msg, -EUCLEAN, "%s belongs to the %s backend", where, st.backend);
+                else if (!streq(st.root, b->root_real))
+                        r = backend_msg(reterr_msg, -EUCLEAN, "%s describes '%s', not '%s'",
+                                        where, st.root, b->root_real);
+                else
+                        r = model_from_state(&st, where, &b->model, reterr_msg);
+        }
+        state_done(&st);
+        if (r < 0)
+                return r;
+
+        r = sync_all(b, fresh, &drift, reterr_msg);
+        if (r < 0) {
+                drift_list_done(&drift);
+                return r;
+        }
+        backend_set_drift(b, &drift);
+        /* from now on the directory has a state that says it is ours */
+        if (fresh)
+                return sim_save(b);
+        return 0;
+}
+
+static void sim_done(Backend *b) {
+}
+
+static int sim_refresh(Backend *b, char **reterr_msg) {
+        DriftList drift = {};
+        int r;
+
+        r = sync_all(b, false, &drift, reterr_msg);
+        if (r < 0) {
+                drift_list_done(&drift);
+                return r;
+        }
+        backend_set_drift(b, &drift);
+        return 0;
+}
+
+static int sim_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
+        Render none = {}, after = {};
+        ModelTxn txn;
+        Cgroup *c;
+        int r;
+
+        r = backend_fault_check(b, "mkdir", path, NULL, NULL);
+        if (r < 0)
+                return r;
+        r = model_txn_mkdir(b->model, path, &txn, reterr_reason);
+        if (r < 0)
+                return r;
+        r = hierarchy_lookup(b->model, path, &c);
+        if (r >= 0)
+                r = render_region(b->model, c, false, &after);
+        if (r >= 0) {
+                r = apply_render(b, &none, &after);
+                if (r < 0)
+                        (void) apply_render(b, &after, &none);
+        }
+        if (r < 0)
+                (void) model_txn_rollback(&txn, b->model);
+        else
+                model_txn_commit(&txn, &b->model);
+        model_txn_done(&txn);
+        render_done(&after);
+        return r;
+}
+
+static int sim_rmdir(Backend *b, const char *path, Reason *reterr_reason) {
+        _cleanup_free_ char *top_path = NULL;
+        Render before = {}, after = {};
+        const Cgroup *top;
+        ModelTxn txn;
+        bool threaded;
+        Cgroup *c;
+        int r;
+
+        r = backend_fault_check(b, "rmdir", path, NULL, NULL);
+        if (r < 0)
+                return r;
+        r = model_lookup(b->model, path, &c, reterr_reason);
+        if (r < 0)
+                return r;
+        /* a threaded child gone can turn its parent from thread root back to domain, and its siblings valid */
+        threaded = cgroup_parent(c) && cgroup_get_type(b->model, c) == CGROUP_TYPE_THREADED;
+        top = threaded ? cgroup_parent(c) : c;
+        r = backend_cgroup_relpath(top, &top_path);
+        if (r >= 0)
+                r = render_region(b->model, top, threaded, &before);
+        if (r < 0)
+                return r;
+        r = model_txn_rmdir(b->model, path, &txn, reterr_reason);
+        if (r < 0) {
+                render_done(&before);
+                return r;
+        }
+        if (threaded) {
+                r = hierarchy_lookup(b->model, top_path, &c);
+                if (r >= 0)
+                        r = render_region(b->model, c, true, &after);
+        }
+        if (r >= 0) {
+                r = apply_render(b, &before, &after);
+                if (r < 0)
+                        (void) apply_render(b, &after, &before);
+        }
+        if (r < 0)
+                (void) model_txn_rollback(&txn, b->model);
+        else
+                model_txn_commit(&txn, &b->model);
+        model_txn_done(&txn);
+        render_done(&before);
+        render_done(&after);
+        return r;
+}
+
+/* The cgroups whose files a write can change: control files reach the subtree, cgroup.type the siblings'. */
+static const Cgroup *write_region(const Cgroup *c, const char *file, bool *ret_subtree) {
+        *ret_subtree = true;
+        if (streq(file, "cgroup.subtree_control") || streq(file, "cgroup.controllers"))
+                return c;
+        if (streq(file, "cgroup.type"))
+                return cgroup_parent(c) ?: c;
+        *ret_subtree = false;
+        return c;
+}
+
+static int sim_write(Backend *b, const char *path, const char *file, const char *value, Reason *reterr_reason) {
+        _cleanup_free_ char *top_path = NULL;
+        Render before = {}, after = {};
+        const Cgroup *top;
+        Cgroup *c, *top_after;
+        ModelTxn txn;
+        bool subtree;
+        int r;
+
+        r = backend_fault_check(b, "write", path, file, value);
+        if (r < 0)
+                return r;
+        r = model_lookup(b->model, path, &c, reterr_reason);
+        if (r < 0)
+                return r;
+        top = write_region(c, file, &subtree);
+        r = backend_cgroup_relpath(top, &top_path);
+        if (r >= 0)
+                r = render_region(b->model, top, subtree, &before);
+        if (r < 0)
+                return r;
+
+        r = model_txn_write(b->model, path, file, value, &txn, reterr_reason);
+        if (r < 0) {
+                render_done(&before);
+                return r;
+        }
+        Hierarchy *h = model_txn_result(&txn, b->model);
+        r = hierarchy_lookup(h, top_path, &top_after);
+        if (r >= 0)
+                r = render_region(h, top_after, subtree, &after);
+        if (r >= 0) {
+                r = apply_render(b, &before, &after);
+                if (r < 0)
+                        (void) apply_render(b, &after, &before);
+        }
+        if (r < 0)
+                (void) model_txn_rollback(&txn, b->model);
+        else
+                model_txn_commit(&txn, &b->model);
+        model_txn_done(&txn);
+        render_done(&before);
+        render_done(&after);
+        return r;
+}
+
+static int sim_read(Backend *b, const char *path, const char *file, char **ret) {
+        Cgroup *c;
+        int r;
+
+        r = hierarchy_lookup(b->model, path, &c);
+        if (r < 0)
+                return r;
+        r = cgroup_read(b->model, c, file, ret);
+        if (r == -ENOSYS) {
+                *ret = strdup(default_content(file));
+                return *ret ? 0 : -ENOMEM;
+        }
+        return r;
+}
+
+static int sim_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *const *files) {
+        Cgroup *c;
+        int r;
+
+        /* only root changes owners; an unprivileged sim says so rather than pretending */
+        if (geteuid() != 0)
+                return -EPERM;
+        r = hierarchy_lookup(b->model, path, &c);
+        if (r < 0)
+                return r;
+        for (char *const *f = files; f && *f; f++)
+                if (!cgroup_has_file(b->model, c, *f))
+                        return -ENOENT;
+        return cgfs_chown(b->root_fd, path, files, uid, gid);
+}
+
+const BackendVTable backend_sim_vtable = {
+        .open = sim_open,
+        .done = sim_done,
+        .refresh = sim_refresh,
+        .mkdir = sim_mkdir,
+        .rmdir = sim_rmdir,
+        .write = sim_write,
+        .read = sim_read,
+        .chown = sim_chown,
+        .save = sim_save,
+};

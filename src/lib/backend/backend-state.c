@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The state file: what a backend keeps that the kernel does not (sim: the
+ * whole hierarchy; emulated: the bypass state). Plain text, one record per
+ * line, so an administrator can read it:
+ *
+ *   format 1
+ *   backend sim
+ *   root /srv/sim
+ *   controllers cpuset,cpu,io,memory
+ *   cgroup threaded=0 subtree_control=cpu subtree_bypass=io enable_ss_mask= max_depth=max max_descendants=max path=A/B
+ *
+ * "root" and "path" take the rest of the line (names may hold spaces; the
+ * model refuses newlines in names). Records are in pre-order.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "backend-internal.h"
+#include "cgbypass/strbuf.h"
+
+#define STATE_FORMAT 1
+
+void state_done(State *s) {
+        for (size_t i = 0; i < s->n; i++)
+                free(s->cgroups[i].path);
+        free(s->cgroups);
+        free(s->backend);
+        free(s->root);
+        *s = (State) {};
+}
+
+static int parse_limit(const char *v, int *ret) {
+        char *end;
+        long l;
+
+        if (streq(v, "max")) {
+                *ret = INT_MAX;
+                return 0;
+        }
+        errno = 0;
+        l = strtol(v, &end, 10);
+        if (errno || end == v || *end || l < 0 || l >= INT_MAX)
+                return -EINVAL;
+        *ret = (int) l;
+        return 0;
+}
+
+static int parse_cgroup(char *line, StateCgroup *c) {
+        char *path = strstr(line, " path=");
+        char *save = NULL;
+        int r;
+
+        if (!path)
+                return -EINVAL;
+        *path = '\0';
+        path += strlen(" path=");
+        *c = (StateCgroup) { .max_depth = INT_MAX, .max_descendants = INT_MAX };
+
+        for (char *tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+                char *eq = strchr(tok, '=');
+                CgMask *mask = NULL;
+
+                if (!eq)
+                        return -EINVAL;
+                *eq++ = '\0';
+                if (streq(tok, "threaded")) {
+                        if (!streq(eq, "0") && !streq(eq, "1"))
+                                return -EINVAL;
+                        c->threaded = streq(eq, "1");
+                } else if (streq(tok, "subtree_control"))
+                        mask = &c->subtree_control;
+                else if (streq(tok, "subtree_bypass"))
+                        mask = &c->subtree_bypass;
+                else if (streq(tok, "enable_ss_mask"))
+                        mask = &c->enable_ss_mask;
+                else if (streq(tok, "max_depth")) {
+                        if (parse_limit(eq, &c->max_depth) < 0)
+                                return -EINVAL;
+                } else if (streq(tok, "max_descendants")) {
+                        if (parse_limit(eq, &c->max_descendants) < 0)
+                                return -EINVAL;
+                } else
+                        return -EINVAL;
+                if (mask) {
+                        r = controller_mask_from_list(eq, mask, NULL);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        c->path = strdup(path);
+        return c->path ? 0 : -ENOMEM;
+}
+
+int state_load(int state_fd, const char *state_dir, const char *name, State *ret, char **reterr_msg) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        State s = {};
+        size_t cap = 0;
+        unsigned lineno = 0;
+        bool have_format = false;
+        int fd, r = 0;
+
+        fd = openat(state_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        f = fdopen(fd, "r");
+        if (!f) {
+                r = -errno;
+                (void) close(fd);
+                return r;
+        }
+
+        for (;;) {
+                ssize_t n = getline(&line, &cap, f);
+                if (n < 0)
+                        break;
+                lineno++;
+                if (n > 0 && line[n - 1] == '\n')
+                        line[--n] = '\0';
+                if (line[0] == '#' || line[0] == '\0')
+                        continue;
+
+                if (startswith(line, "format ")) {
+                        if (atoi(line + 7) != STATE_FORMAT) {
+                                r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: unsupported format '%s'",
+                                                state_dir, name, lineno, line + 7);
+                                goto fail;
+                        }
+                        have_format = true;
+                } else if (startswith(line, "backend ")) {
+                        free(s.backend);
+                        s.backend = strdup(line + 8);
+                        if (!s.backend)
+                                goto oom;
+                } else if (startswith(line, "root ")) {
+                        free(s.root);
+                        s.root = strdup(line + 5);
+                        if (!s.root)
+                                goto oom;
+                } else if (startswith(line, "controllers ")) {
+                        r = controller_mask_from_list(line + 12, &s.controllers, NULL);
+                        if (r < 0) {
+                                r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: bad controller list",
+                                                state_dir, name, lineno);
+                                goto fail;
+                        }
+                } else if (startswith(line, "cgroup ")) {
+                        StateCgroup *v = reallocarray(s.cgroups, s.n + 1, sizeof(StateCgroup));
+                        if (!v)
+                                goto oom;
+                        s.cgroups = v;
+                        r = parse_cgroup(line + 7, &v[s.n]);
+                        if (r == -ENOMEM)
+                                goto oom;
+                        if (r < 0) {
+                                r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: bad cgroup record",
+                                                state_dir, name, lineno);
+                                goto fail;
+                        }
+                        s.n++;
+                } else {
+                        r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: unknown record", state_dir, name, lineno);
+                        goto fail;
+                }
+        }
+        if (ferror(f)) {
+                r = -EIO;
+                goto fail;
+        }
+        if (!have_format || !s.backend || !s.root) {
+                r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s: incomplete (no format, backend or root line)",
+                                state_dir, name);
+                goto fail;
+        }
+        *ret = s;
+        return 0;
+
+oom:
+        r = -ENOMEM;
+fail:
+        state_done(&s);
+        return r;
+}
+
+static void print_limit(StrBuf *b, const char *key, int v) {
+        if (v == INT_MAX)
+                strbuf_printf(b, " %s=max", key);
+        else
+                strbuf_printf(b, " %s=%d", key, v);
+}
+
+static int state_format(const State *s, char **ret) {
+        _cleanup_free_ char *ctl = controller_mask_to_string(s->controllers, ",");
+        StrBuf b = STRBUF_INIT;
+
+        if (!ctl)
+                return -ENOMEM;
+        strbuf_printf(&b, "# cgbypassd backend state: rewritten as a whole by the backend; do not edit\n"
+                      "format %d\nbackend %s\nroot %s\ncontrollers %s\n",
+                      STATE_FORMAT, s->backend, s->root, ctl);
+        for (size_t i = 0; i < s->n; i++) {
+                const StateCgroup *c = &s->cgroups[i];
+                _cleanup_free_ char *sc = controller_mask_to_string(c->subtree_control, ",");
+                _cleanup_free_ char *sb = controller_mask_to_string(c->subtree_bypass, ",");
+                _cleanup_free_ char *en = controller_mask_to_string(c->enable_ss_mask, ",");
+
+                if (!sc || !sb || !en) {
+                        strbuf_done(&b);
+                        return -ENOMEM;
+                }
+                strbuf_printf(&b, "cgroup threaded=%d subtree_control=%s subtree_bypass=%s enable_ss_mask=%s",
+                              c->threaded, sc, sb, en);
+                print_limit(&b, "max_depth", c->max_depth);
+                print_limit(&b, "max_descendants", c->max_descendants);
+                strbuf_printf(&b, " path=%s\n", c->path);
+        }
+        return strbuf_steal(&b, ret);
+}
+
+int state_save(int state_fd, const char *name, const State *s) {
+        _cleanup_free_ char *text = NULL, *tmp = NULL;
+        _cleanup_close_ int fd = -1, dfd = -1;
+        size_t len, off = 0;
+        int r;
+
+        r = state_format(s, &text);
+        if (r < 0)
+                return r;
+        if (asprintf(&tmp, ".%s.tmp", name) < 0)
+                return -ENOMEM;
+
+        /* we hold the state directory's lock: nobody else writes this temporary name */
+        (void) unlinkat(state_fd, tmp, 0);
+        fd = openat(state_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        len = strlen(text);
+        while (off < len) {
+                ssize_t n = write(fd, text + off, len - off);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        goto fail;
+                }
+                off += (size_t) n;
+        }
+        if (fsync(fd) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (close(TAKE_FD(fd)) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (renameat(state_fd, tmp, state_fd, name) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        /* the rename itself must survive a crash */
+        dfd = openat(state_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || fsync(dfd) < 0)
+                return -errno;
+        return 0;
+
+fail:
+        (void) unlinkat(state_fd, tmp, 0);
+        return r;
+}
+
+static int limit_of(const Hierarchy *h, const Cgroup *c, const char *file, int *ret) {
+        _cleanup_free_ char *s = NULL;
+        int r;
+
+        r = cgroup_read(h, c, file, &s);
+        if (r < 0)
+                return r;
+        *ret = startswith(s, "max") ? INT_MAX : atoi(s);
+        return 0;
+}
+
+int state_from_model(const Hierarchy *h, bool only_bypass, State *ret) {
+        State s = { .controllers = hierarchy_builtin(h) };
+        Cgroup *root = hierarchy_root(h);
+        int r;
+
+        for (Cgroup *c = root; c; c = cgroup_next_descendant_pre(c, root)) {
+                CgMask sb = cgroup_get_subtree_bypass(c), en = cgroup_get_enable_ss_mask(c);
+                StateCgroup *v;
+
+                if (only_bypass && !sb && !en)
+                        continue;
+                v = reallocarray(s.cgroups, s.n + 1, sizeof(StateCgroup));
+                if (!v) {
+                        state_done(&s);
+                        return -ENOMEM;
+                }
+                s.cgroups = v;
+                v[s.n] = (StateCgroup) {
+                        .threaded = cgroup_get_type(h, c) == CGROUP_TYPE_THREADED,
+                        .subtree_control = cgroup_get_subtree_control(c),
+                        .subtree_bypass = sb,
+                        .enable_ss_mask = en,
+                };
+                r = backend_cgroup_relpath(c, &v[s.n].path);
+                if (r >= 0)
+                        r = limit_of(h, c, "cgroup.max.depth", &v[s.n].max_depth);
+                if (r >= 0)
+                        r = limit_of(h, c, "cgroup.max.descendants", &v[s.n].max_descendants);
+                s.n++;
+                if (r < 0) {
+                        state_done(&s);
+                        return r;
+                }
+        }
+        *ret = s;
+        return 0;
+}
+
+int state_apply_limits(Hierarchy *h, Cgroup *c, int max_depth, int max_descendants) {
+        char buf[32];
+        int r;
+
+        if (max_depth != INT_MAX) {
+                (void) snprintf(buf, sizeof(buf), "%d", max_depth);
+                r = cgroup_write(h, c, "cgroup.max.depth", buf, NULL);
+                if (r < 0)
+                        return r;
+        }
+        if (max_descendants != INT_MAX) {
+                (void) snprintf(buf, sizeof(buf), "%d", max_descendants);
+                r = cgroup_write(h, c, "cgroup.max.descendants", buf, NULL);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

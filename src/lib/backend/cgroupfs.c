@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Safe access to a hierarchy's files. The daemon runs as root and writes
+ * files in subtrees that it hands to other users (delegation): a delegated
+ * owner can put a symlink or a bind mount where we expect a cgroup, so
+ * nothing below the root is ever resolved by following one.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+
+#include "cgbypass/strbuf.h"
+#include "cgroupfs.h"
+
+/* cgroup.procs of a busy root is the largest file we read; nothing legitimate comes near this */
+#define CGFS_READ_MAX (64u * 1024 * 1024)
+
+static bool openat2_disabled;
+
+void cgfs_set_openat2_disabled(bool b) {
+        openat2_disabled = b;
+}
+
+bool cgfs_name_is_valid(const char *name) {
+        return name && *name && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..");
+}
+
+bool cgfs_path_is_valid(const char *path) {
+        if (!path || !*path)
+                return false;
+        if (streq(path, "."))
+                return true;
+        for (const char *p = path;;) {
+                size_t n = strcspn(p, "/");
+                if (n == 0)
+                        return false;   /* leading, trailing or double '/' */
+                if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                if (!p[n])
+                        return true;
+                p += n + 1;
+        }
+}
+
+/* "PATH/FILE", or FILE for "." */
+static char *join(const char *path, const char *file) {
+        char *s;
+
+        if (!file)
+                return strdup(path);
+        if (streq(path, "."))
+                return strdup(file);
+        if (asprintf(&s, "%s/%s", path, file) < 0)
+                return NULL;
+        return s;
+}
+
+/* openat2(2) says ELOOP for a symlink where O_NOFOLLOW | O_DIRECTORY says ENOTDIR */
+static int nofollow_error(int dirfd, const char *name) {
+        struct stat st;
+        int r = -errno;
+
+        if (r == -ENOTDIR && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISLNK(st.st_mode))
+                return -ELOOP;
+        return r;
+}
+
+/* Per-component walk for kernels (or seccomp filters) without openat2(2). */
+static int walk_open(int root_fd, const char *path, int flags, mode_t mode) {
+        _cleanup_free_ char *copy = strdup(path);
+        _cleanup_close_ int cur = -1;
+        struct stat st_root, st;
+        char *save = NULL, *comp, *next;
+        int fd;
+
+        if (!copy)
+                return -ENOMEM;
+        if (fstat(root_fd, &st_root) < 0)
+                return -errno;
+
+        comp = strtok_r(copy, "/", &save);
+        if (!comp || streq(path, ".")) {
+                fd = openat(root_fd, ".", flags | O_CLOEXEC, mode);
+                return fd < 0 ? -errno : fd;
+        }
+        for (;;) {
+                int dirfd = cur >= 0 ? cur : root_fd;
+
+                next = strtok_r(NULL, "/", &save);
+                if (!next)
+                        break;
+                fd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0)
+                        return nofollow_error(dirfd, comp);
+                if (cur >= 0)
+                        (void) close(cur);
+                cur = fd;
+                comp = next;
+        }
+        fd = openat(cur >= 0 ? cur : root_fd, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0)
+                return nofollow_error(cur >= 0 ? cur : root_fd, comp);
+        if (fstat(fd, &st) < 0) {
+                int r = -errno;
+                (void) close(fd);
+                return r;
+        }
+        /* O_PATH | O_NOFOLLOW opens a symlink itself; RESOLVE_NO_SYMLINKS would refuse it */
+        if (S_ISLNK(st.st_mode) || st.st_dev != st_root.st_dev) {
+                (void) close(fd);
+                return S_ISLNK(st.st_mode) ? -ELOOP : -EXDEV;
+        }
+        return fd;
+}
+
+/* Open @rel (already validated) beneath @root_fd. Returns the fd or -errno. */
+static int open_beneath(int root_fd, const char *rel, int flags, mode_t mode) {
+        if (!openat2_disabled) {
+                struct open_how how = {
+                        .flags = (uint64_t) (flags | O_CLOEXEC),
+                        .mode = (flags & O_CREAT) ? mode : 0,
+                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+                                   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+                };
+
+                /* EAGAIN: a concurrent rename raced the lookup; the kernel asks us to retry */
+                for (int i = 0; i < 16; i++) {
+                        long fd = syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
+                        if (fd >= 0)
+                                return (int) fd;
+                        if (errno != EAGAIN)
+                                break;
+                }
+                if (errno != ENOSYS && errno != EPERM)
+                        return -errno;
+                /* ENOSYS: kernel before 5.6; EPERM: a seccomp filter that does not know openat2 */
+        }
+        return walk_open(root_fd, rel, flags, mode);
+}
+
+int cgfs_open_root(const char *path, int *ret_fd) {
+        int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        *ret_fd = fd;
+        return 0;
+}
+
+int cgfs_open_dir(int root_fd, const char *path, int flags, int *ret_fd) {
+        int fd;
+
+        if (!cgfs_path_is_valid(path))
+                return -EINVAL;
+        fd = open_beneath(root_fd, path, flags | O_DIRECTORY, 0);
+        if (fd < 0)
+                return fd;
+        *ret_fd = fd;
+        return 0;
+}
+
+/* The directory holding the last component of @path (O_PATH), and that component. */
+static int open_parent(int root_fd, const char *path, int *ret_fd, const char **ret_name) {
+        _cleanup_free_ char *dir = NULL;
+        const char *slash;
+        int fd;
+
+        if (!cgfs_path_is_valid(path) || streq(path, "."))
+                return -EINVAL;
+        slash = strrchr(path, '/');
+        dir = slash ? strndup(path, (size_t) (slash - path)) : strdup(".");
+        if (!dir)
+                return -ENOMEM;
+        fd = open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
+        if (fd < 0)
+                return fd;
+        *ret_fd = fd;
+        *ret_name = slash ? slash + 1 : path;
+        return 0;
+}
+
+/* Open PATH/FILE beneath @root_fd. */
+static int open_file(int root_fd, const char *path, const char *file, int flags) {
+        _cleanup_free_ char *rel = NULL;
+
+        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
+                return -EINVAL;
+        rel = join(path, file);
+        if (!rel)
+                return -ENOMEM;
+        return open_beneath(root_fd, rel, flags, 0);
+}
+
+int cgfs_check_cgroup2(int fd, bool *ret_writable) {
+        struct statfs sfs;
+
+        if (fstatfs(fd, &sfs) < 0)
+                return -errno;
+        if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+                return -ENOMEDIUM;
+        if (ret_writable)
+                *ret_writable = !(sfs.f_flags & ST_RDONLY) &&
+                        faccessat(fd, "cgroup.subtree_control", W_OK, AT_EACCESS) == 0;
+        return 0;
+}
+
+int cgfs_read(int root_fd, const char *path, const char *file, char **ret) {
+        _cleanup_close_ int fd = open_file(root_fd, path, file, O_RDONLY);
+        StrBuf b = STRBUF_INIT;
+        char buf[8192];
+
+        if (fd < 0)
+                return fd;
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0) {
+                        int r = -errno;
+                        if (r == -EINTR)
+                                continue;
+                        strbuf_done(&b);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                if (b.len + (size_t) n > CGFS_READ_MAX) {
+                        strbuf_done(&b);
+                        return -EFBIG;
+                }
+                strbuf_append_n(&b, buf, (size_t) n);
+        }
+        return strbuf_steal(&b, ret);
+}
+
+int cgfs_write(int root_fd, const char *path, const char *file, const char *value) {
+        _cleanup_close_ int fd = open_file(root_fd, path, file, O_WRONLY);
+        size_t len = strlen(value);
+        ssize_t n;
+
+        if (fd < 0)
+                return fd;
+        /* one write(2): cgroupfs parses each write as a whole */
+        do
+                n = write(fd, value, len);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        return (size_t) n == len ? 0 : -EIO;
+}
+
+int cgfs_exists(int root_fd, const char *path, const char *file) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
+                return -EINVAL;
+        fd = open_beneath(root_fd, path, O_PATH | O_DIRECTORY, 0);
+        if (fd < 0)
+                return fd;
+        if (fstatat(fd, file, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        return 1;
+}
+
+int cgfs_mkdir(int root_fd, const char *path, mode_t mode) {
+        _cleanup_close_ int fd = -1;
+        const char *name;
+        int r;
+
+        r = open_parent(root_fd, path, &fd, &name);
+        if (r < 0)
+                return r;
+        return mkdirat(fd, name, mode) < 0 ? -errno : 0;
+}
+
+int cgfs_rmdir(int root_fd, const char *path) {
+        _cleanup_close_ int fd = -1;
+        const char *name;
+        int r;
+
+        r = open_parent(root_fd, path, &fd, &name);
+        if (r < 0)
+                return r;
+        return unlinkat(fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+}
+
+int cgfs_chown(int root_fd, const char *path, char *const *files, uid_t uid, gid_t gid) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int r;
+
+        r = cgfs_open_dir(root_fd, path, O_PATH, &fd);
+        if (r < 0)
+                return r;
+        /* all names are checked before anything changes */
+        for (char *const *f = files; f && *f; f++) {
+                if (!cgfs_name_is_valid(*f))
+                        return -EINVAL;
+                if (fstatat(fd, *f, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return -errno;
+                if (!S_ISREG(st.st_mode))
+                        return -ELOOP;
+        }
+        if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)
+                return -errno;
+        for (char *const *f = files; f && *f; f++)
+                if (fchownat(fd, *f, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+                        return -errno;
+        return 0;
+}
+
+void cgfs_entries_free(CgfsEntry *e, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(e[i].name);
+        free(e);
+}
+
+static int entry_ino_cmp(const void *a, const void *b) {
+        const CgfsEntry *x = a, *y = b;
+        if (x->ino != y->ino)
+                return x->ino < y->ino ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n) {
+        CgfsEntry *v = NULL;
+        size_t n = 0;
+        int fd, r;
+        DIR *d;
+
+        r = cgfs_open_dir(root_fd, path, O_RDONLY, &fd);
+        if (r < 0)
+                return r;
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                (void) close(fd);
+                return r;
+        }
+        for (;;) {
+                struct dirent *de;
+                struct stat st;
+
+                errno = 0;
+                de = readdir(d);
+                if (!de) {
+                        r = -errno;
+                        break;
+                }
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                CgfsEntry *nv = reallocarray(v, n + 1, sizeof(CgfsEntry));
+                if (!nv) {
+                        r = -ENOMEM;
+                        break;
+                }
+                v = nv;
+                v[n] = (CgfsEntry) { .name = strdup(de->d_name), .ino = de->d_ino };
+                if (!v[n].name) {
+                        r = -ENOMEM;
+                        break;
+                }
+                unsigned char t = de->d_type;
+                if (t == DT_UNKNOWN) {
+                        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                                free(v[n].name);
+                                if (errno == ENOENT)
+                                        continue;
+                                r = -errno;
+                                break;
+                        }
+                        t = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_LNK;
+                }
+                v[n].type = t == DT_REG ? CGFS_ENTRY_FILE : t == DT_DIR ? CGFS_ENTRY_DIR : CGFS_ENTRY_OTHER;
+                n++;
+        }
+        (void) closedir(d);
+        if (r < 0) {
+                cgfs_entries_free(v, n);
+                return r;
+        }
+        if (n > 1)
+                qsort(v, n, sizeof(CgfsEntry), entry_ino_cmp);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static int write_all(int fd, const char *s) {
+        size_t len = strlen(s);
+
+        while (len > 0) {
+                ssize_t n = write(fd, s, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                s += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
+        _cleanup_close_ int dfd = -1, fd = -1;
+        bool replace = false;
+        int r;
+
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        r = cgfs_open_dir(root_fd, path, O_PATH, &dfd);
+        if (r < 0)
+                return r;
+
+        fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                if (errno != EEXIST)
+                        return -errno;
+                replace = true;
+                if (unlinkat(dfd, CGFS_TMP_NAME, 0) < 0 && errno != ENOENT)
+                        return -errno;
+                fd = openat(dfd, CGFS_TMP_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                if (fd < 0)
+                        return -errno;
+        }
+        r = write_all(fd, content);
+        if (r >= 0 && fchmod(fd, mode) < 0)
+                r = -errno;
+        if (r >= 0 && replace && renameat(dfd, CGFS_TMP_NAME, dfd, file) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlinkat(dfd, replace ? CGFS_TMP_NAME : file, 0);
+        return r;
+}
+
+int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret) {
+        _cleanup_close_ int dfd = -1;
+        int r;
+
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        r = cgfs_open_dir(root_fd, path, O_PATH, &dfd);
+        if (r < 0)
+                return r;
+        if (fstatat(dfd, file, ret, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        return 0;
+}
+
+int cgfs_unlink(int root_fd, const char *path, const char *file) {
+        _cleanup_close_ int dfd = -1;
+        int r;
+
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        r = cgfs_open_dir(root_fd, path, O_PATH, &dfd);
+        if (r < 0)
+                return r;
+        return unlinkat(dfd, file, 0) < 0 ? -errno : 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The only code that opens files of a managed hierarchy (a cgroup2 mount or
+ * a sim directory). Every path is resolved beneath a directory fd of the
+ * root with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV); ".." is refused before the kernel
+ * sees it. Paths are trace-relative ("." or "A/B"); FILE is one name.
+ * Every function returns 0 or a negative errno.
+ */
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "cgbypass/macro.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* Whether @path is "." or names without "", ".", ".." or a leading or trailing '/'. */
+bool cgfs_path_is_valid(const char *path);
+/* Whether @name is one directory entry name (no '/', not "", ".", ".."). */
+bool cgfs_name_is_valid(const char *name);
+
+/* Open the root (the administrator's path, as given) as O_PATH | O_DIRECTORY. */
+int cgfs_open_root(const char *path, int *ret_fd);
+
+/* Open @path (a directory) beneath @root_fd with @flags (O_PATH, O_RDONLY, ...). */
+int cgfs_open_dir(int root_fd, const char *path, int flags, int *ret_fd);
+
+/* Whether @fd is on cgroup2 (-ENOMEDIUM if not), and writable by us (@ret_writable). */
+int cgfs_check_cgroup2(int fd, bool *ret_writable);
+
+/* The whole contents of PATH/FILE (one open, reads until EOF). */
+int cgfs_read(int root_fd, const char *path, const char *file, char **ret);
+
+/* One open(2) and exactly one write(2) of @value to PATH/FILE, no newline added. */
+int cgfs_write(int root_fd, const char *path, const char *file, const char *value);
+
+/* Whether PATH/FILE exists (lstat semantics). Return: 1, 0, or -errno. */
+int cgfs_exists(int root_fd, const char *path, const char *file);
+
+int cgfs_mkdir(int root_fd, const char *path, mode_t mode);
+int cgfs_rmdir(int root_fd, const char *path);
+
+/* Change the owner of PATH, then of each of @files (NULL-terminated) in it. */
+int cgfs_chown(int root_fd, const char *path, char *const *files, uid_t uid, gid_t gid);
+
+typedef enum CgfsEntryType {
+        CGFS_ENTRY_FILE,
+        CGFS_ENTRY_DIR,
+        CGFS_ENTRY_OTHER,       /* symlinks, devices, ...: never created by us */
+} CgfsEntryType;
+
+typedef struct CgfsEntry {
+        char *name;
+        CgfsEntryType type;
+        ino_t ino;
+} CgfsEntry;
+
+void cgfs_entries_free(CgfsEntry *e, size_t n);
+
+/* The entries of directory PATH (without "." and ".."), sorted by inode number (kernfs: creation order). */
+int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n);
+
+/*
+ * sim only: make PATH/FILE a regular file with @content and @mode (umask
+ * ignored). A new file is created in place; an existing one is replaced
+ * atomically through a temporary file (a 0444 file cannot be reopened for
+ * writing by its unprivileged owner).
+ */
+int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode);
+
+/* sim only: lstat(2) of PATH/FILE. */
+int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret);
+
+/* sim only: unlink PATH/FILE (a file or a symlink, never followed). */
+int cgfs_unlink(int root_fd, const char *path, const char *file);
+
+/* The name cgfs_put_file() uses for its temporary files; stray ones are removed at open. */
+#define CGFS_TMP_NAME ".cgb-tmp"
+
+/* For tests: resolve with per-component O_NOFOLLOW walks instead of openat2(2). */
+void cgfs_set_openat2_disabled(bool b);

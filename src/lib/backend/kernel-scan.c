@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Loading a real cgroup2 hierarchy (native and emulated): walk it, read each
+ * cgroup's control files, and import the result into a model, checking
+ * that what the model derives from the masks is what the kernel shows.
+ */
+#include <limits.h>
+#include <stdint.h>
+
+#include "backend-internal.h"
+#include "cgroupfs.h"
+
+#define FEATURES_PATH "/sys/kernel/cgroup/features"
+
+bool kernel_has_bypass_feature(void) {
+        _cleanup_fclose_ FILE *f = fopen(FEATURES_PATH, "re");
+        char line[256];
+
+        if (!f)
+                return false;
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                if (streq(line, "bypass"))
+                        return true;
+        }
+        return false;
+}
+
+void kernel_parse_masks(const char *s, CgMask *ret_enabled, CgMask *ret_bypassed) {
+        CgMask e = 0, b = 0;
+
+        for (const char *p = s;;) {
+                char name[64];
+                size_t n;
+                bool hash;
+
+                p += strspn(p, " \t\n");
+                n = strcspn(p, " \t\n");
+                if (n == 0)
+                        break;
+                hash = p[0] == '#';
+                if (n - hash < sizeof(name)) {
+                        memcpy(name, p + hash, n - hash);
+                        name[n - hash] = '\0';
+                        /* a controller newer than the model (dmem, ...) cannot be named in writes either */
+                        Controller c = controller_from_string(name);
+                        if (c >= 0) {
+                                if (hash)
+                                        b |= CGMASK(c);
+                                else
+                                        e |= CGMASK(c);
+                        }
+                }
+                p += n;
+        }
+        *ret_enabled = e;
+        *ret_bypassed = b;
+}
+
+/*
+ * debug.masks, as masks: subtree_control, subtree_ss_mask, subtree_bypass,
+ * enable_ss_mask (the last two only with the series). Return: lines parsed.
+ */
+static unsigned parse_debug_masks(const char *text, CgMask ret[4]) {
+        unsigned n = 0;
+
+        for (const char *line = text; line && *line && n < 4;) {
+                const char *end = strchr(line, '\n');
+                size_t len = end ? (size_t) (end - line) : strlen(line);
+                const char *colon = memchr(line, ':', len);
+                _cleanup_free_ char *names = colon ? strndup(colon + 1, len - (size_t) (colon + 1 - line)) : NULL;
+                CgMask unused;
+
+                ret[n] = 0;
+                if (names) {
+                        for (char *c = names; *c; c++)
+                                if (*c == ',')
+                                        *c = ' ';
+                        kernel_parse_masks(names, &ret[n], &unused);
+                }
+                n++;
+                line = end ? end + 1 : NULL;
+        }
+        return n;
+}
+
+static bool booted_with_cgroup_debug(void) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/cmdline", "re");
+        char word[256];
+
+        while (f && fscanf(f, "%255s", word) == 1)
+                if (streq(word, "cgroup_debug"))
+                        return true;
+        return false;
+}
+
+/*
+ * The implicit controllers are never listed in cgroup.controllers. perf_event:
+ * /proc/cgroups shows it on hierarchy 0 (the default hierarchy), enabled.
+ * debug: implicit only when booted with cgroup_debug; then "." has
+ * debug.masks (except below the root before its first subtree_control
+ * write, see kernel_scan_import()), so the command line decides too.
+ */
+static CgMask implicit_controllers(const KernelCgroup *dot) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/cgroups", "re");
+        char line[256];
+        CgMask m = 0;
+
+        while (f && fgets(line, sizeof(line), f)) {
+                char name[64];
+                int hier, num, enabled;
+
+                if (line[0] == '#' || sscanf(line, "%63s %d %d %d", name, &hier, &num, &enabled) != 4)
+                        continue;
+                Controller c = controller_from_string(name);
+                if (c >= 0 && c != CONTROLLER_DEBUG && hier == 0 && enabled &&
+                    (controller_implicit_mask(CGMASK_ALL) & CGMASK(c)))
+                        m |= CGMASK(c);
+        }
+        if (dot->debug_masks || booted_with_cgroup_debug())
+                m |= CGMASK(CONTROLLER_DEBUG);
+        return m;
+}
+
+void kernel_scan_done(KernelScan *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                free(s->cgroups[i].path);
+                free(s->cgroups[i].type);
+                free(s->cgroups[i].debug_masks);
+        }
+        free(s->cgroups);
+        *s = (KernelScan) {};
+}
+
+static int parse_limit(const char *s, int *ret) {
+        if (startswith(s, "max")) {
+                *ret = INT_MAX;
+                return 0;
+        }
+        char *end;
+        long l = strtol(s, &end, 10);
+        if (end == s || l < 0 || l > INT_MAX)
+                return -EINVAL;
+        *ret = (int) l;
+        return 0;
+}
+
+static int read_limit(int root_fd, const char *path, const char *file, int *ret) {
+        _cleanup_free_ char *s = NULL;
+        int r = cgfs_read(root_fd, path, file, &s);
+        if (r < 0)
+                return r;
+        return parse_limit(s, ret);
+}
+
+static unsigned count_lines(const char *s) {
+        unsigned n = 0;
+        for (; *s; s++)
+                if (*s == '\n')
+                        n++;
+        return n;
+}
+
+/* Returns -ENOENT or -ENODEV when the cgroup went away meanwhile. */
+static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool *ret_mount_root) {
+        _cleanup_free_ char *ctl = NULL, *sc = NULL, *type = NULL, *procs = NULL;
+        int r;
+
+        r = cgfs_read(root_fd, kc->path, "cgroup.controllers", &ctl);
+        if (r < 0)
+                return r;
+        kernel_parse_masks(ctl, &kc->controllers, &kc->bypassed);
+        r = cgfs_read(root_fd, kc->path, "cgroup.subtree_control", &sc);
+        if (r < 0)
+                return r;
+        kernel_parse_masks(sc, &kc->subtree_control, &kc->subtree_bypass);
+
+        /* cgroup.type is CFTYPE_NOT_ON_ROOT: only the mount's root lacks it */
+        r = cgfs_read(root_fd, kc->path, "cgroup.type", &type);
+        if (r == -ENOENT && is_dot)
+                *ret_mount_root = true;
+        else if (r < 0)
+                return r;
+        else {
+                type[strcspn(type, "\n")] = '\0';
+                kc->threaded = streq(type, "threaded");
+                kc->type = TAKE_PTR(type);
+        }
+
+        /* cgroup.procs of a threaded cgroup is EOPNOTSUPP: count its threads */
+        r = cgfs_read(root_fd, kc->path, kc->threaded ? "cgroup.threads" : "cgroup.procs", &procs);
+        if (r < 0)
+                return r;
+        kc->nr_procs = count_lines(procs);
+
+        r = read_limit(root_fd, kc->path, "cgroup.max.depth", &kc->max_depth);
+        if (r < 0)
+                return r;
+        r = read_limit(root_fd, kc->path, "cgroup.max.descendants", &kc->max_descendants);
+        if (r < 0)
+                return r;
+
+        r = cgfs_read(root_fd, kc->path, "debug.masks", &kc->debug_masks);
+        if (r == -ENOENT)
+                kc->debug_masks = NULL;
+        else if (r < 0)
+                return r;
+        return 0;
+}
+
+static int scan_add(KernelScan *s, const char *parent_path, const char *name, size_t parent, unsigned level) {
+        KernelCgroup *v = reallocarray(s->cgroups, s->n + 1, sizeof(KernelCgroup));
+        char *path;
+
+        if (!v)
+                return -ENOMEM;
+        s->cgroups = v;
+        if (!parent_path)
+                path = strdup(name);
+        else if (streq(parent_path, "."))
+                path = strdup(name);
+        else if (asprintf(&path, "%s/%s", parent_path, name) < 0)
+                path = NULL;
+        if (!path)
+                return -ENOMEM;
+        v[s->n++] = (KernelCgroup) {
+                .path = path,
+                .parent = parent,
+                .level = level,
+                .max_depth = INT_MAX,
+                .max_descendants = INT_MAX,
+        };
+        return 0;
+}
+
+int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_msg) {
+        KernelScan s = {};
+        int r;
+
+        r = cgfs_check_cgroup2(root_fd, NULL);
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "'%s' is not on a cgroup2 file system", root);
+
+        r = scan_add(&s, NULL, ".", SIZE_MAX, 0);
+        if (r < 0)
+                goto fail;
+
+        /* parents before children; within a parent, kernfs inode order is creation order */
+        for (size_t i = 0; i < s.n; i++) {
+                KernelCgroup *kc = &s.cgroups[i];
+                CgfsEntry *e = NULL;
+                size_t ne = 0;
+
+                if (kc->parent != SIZE_MAX && s.cgroups[kc->parent].gone) {
+                        kc->gone = true;
+                        continue;
+                }
+                r = read_cgroup(root_fd, kc, i == 0, &s.mount_root);
+                if (r >= 0)
+                        r = cgfs_list(root_fd, kc->path, &e, &ne);
+                if (r == -ENOENT || r == -ENODEV) {
+                        if (i == 0) {
+                                r = backend_msg(reterr_msg, -ENOMEDIUM, "'%s' is not a cgroup directory", root);
+                                goto fail;
+                        }
+                        /* removed while we looked: it was never there */
+                        kc->gone = true;
+                        continue;
+                }
+                if (r < 0) {
+                        r = backend_msg(reterr_msg, r, "Failed to read the cgroup '%s' below '%s': %s",
+                                        kc->path, root, strerror(-r));
+                        goto fail;
+                }
+
+                unsigned level = kc->level;
+                for (size_t j = 0; j < ne && r >= 0; j++) {
+                        if (e[j].type != CGFS_ENTRY_DIR)
+                                continue;
+                        if (level + 1 > KERNEL_SCAN_MAX_DEPTH || s.n >= KERNEL_SCAN_MAX_CGROUPS)
+                                r = backend_msg(reterr_msg, -E2BIG,
+                                                "The hierarchy below '%s' is too large (more than %u levels "
+                                                "or %u cgroups)", root, KERNEL_SCAN_MAX_DEPTH,
+                                                KERNEL_SCAN_MAX_CGROUPS);
+                        else
+                                r = scan_add(&s, s.cgroups[i].path, e[j].name, i, level + 1);
+                }
+                cgfs_entries_free(e, ne);
+                if (r < 0)
+                        goto fail;
+        }
+
+        KernelCgroup *dot = &s.cgroups[0];
+        s.builtin = dot->controllers | dot->bypassed | implicit_controllers(dot);
+
+        /*
+         * Below the mount, "." becomes the model's root, which is mixable and
+         * has every controller: only a domain without processes behaves like it.
+         */
+        if (!s.mount_root) {
+                if (!streq_ptr(dot->type, "domain")) {
+                        r = backend_msg(reterr_msg, -EUCLEAN, "'%s' is a '%s' cgroup; the backend manages the "
+                                        "mount's root or a plain domain cgroup", root, strempty(dot->type));
+                        goto fail;
+                }
+                if (dot->nr_procs > 0) {
+                        r = backend_msg(reterr_msg, -EBUSY, "'%s' has processes; below the mount's root the "
+                                        "backend needs a cgroup without any (move them to a child)", root);
+                        goto fail;
+                }
+        }
+        *ret = s;
+        return 0;
+
+fail:
+        kernel_scan_done(&s);
+        return r;
+}
+
+int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_control,
+                       const CgMask *subtree_bypass, const CgMask *enable_ss_mask,
+                       bool verify, char **reterr_msg) {
+        _cleanup_free_ char *msg = NULL;
+        int r;
+
+        for (size_t i = 0; i < s->n; i++) {
+                const KernelCgroup *kc = &s->cgroups[i];
+                CgMask sc, sb, en;
+                Cgroup *c;
+
+                if (kc->gone)
+                        continue;
+                sc = subtree_control ? subtree_control[i] : kc->subtree_control;
+                sb = subtree_bypass ? subtree_bypass[i] : kc->subtree_bypass;
+                if (enable_ss_mask)
+                        en = enable_ss_mask[i];
+                else if (i == 0)
+                        en = 0;
+                else {
+                        /* a name without '#' that the parent bypasses was re-enabled (patch 004) */
+                        CgMask parent_sb = subtree_bypass ? subtree_bypass[kc->parent] :
+                                                            s->cgroups[kc->parent].subtree_bypass;
+                        en = kc->controllers & parent_sb;
+                }
+
+                r = hierarchy_import(h, kc->path, kc->threaded, sc, sb, en, kc->nr_procs, NULL);
+                if (r == -EUCLEAN) {
+                        _cleanup_free_ char *m = backend_masks_to_string(sc, sb);
+                        _cleanup_free_ char *e = backend_masks_to_string(en, 0);
+                        return backend_msg(reterr_msg, r,
+                                           "The cgroup '%s' cannot exist under the model's %s rules "
+                                           "(subtree_control '%s', re-enabled '%s'%s)",
+                                           kc->path, rules_to_string(hierarchy_rules(h)),
+                                           strempty(m), strempty(e), kc->threaded ? ", threaded" : "");
+                }
+                if (r < 0)
+                        return backend_msg(reterr_msg, r, "Failed to load the cgroup '%s' into the model: %s",
+                                           kc->path, strerror(-r));
+                r = hierarchy_lookup(h, kc->path, &c);
+                if (r >= 0)
+                        r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
+                if (r < 0)
+                        return backend_msg(reterr_msg, r, "Failed to set the limits of '%s' in the model: %s",
+                                           kc->path, strerror(-r));
+        }
+
+        r = hierarchy_check(h, &msg);
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "The hierarchy found contradicts the model: %s", strempty(msg));
+        if (!verify)
+                return 0;
+
+        for (size_t i = 0; i < s->n; i++) {
+                const KernelCgroup *kc = &s->cgroups[i];
+                _cleanup_free_ char *found = NULL, *derived = NULL;
+                Cgroup *c;
+
+                if (kc->gone || (i == 0 && !s->mount_root))
+                        continue;
+                r = hierarchy_lookup(h, kc->path, &c);
+                if (r < 0)
+                        return r;
+                CgMask mc = cgroup_get_controllers(h, c), mb = cgroup_get_bypassed(h, c);
+                if (mc != kc->controllers || mb != kc->bypassed) {
+                        found = backend_masks_to_string(kc->controllers, kc->bypassed);
+                        derived = backend_masks_to_string(mc, mb);
+                        return backend_msg(reterr_msg, -EUCLEAN, "The cgroup '%s' shows cgroup.controllers "
+                                           "'%s' but the model derives '%s'", kc->path,
+                                           strempty(found), strempty(derived));
+                }
+                if (kc->type && !streq(kc->type, cgroup_type_to_string(cgroup_get_type(h, c))))
+                        return backend_msg(reterr_msg, -EUCLEAN, "The cgroup '%s' is '%s' but the model "
+                                           "derives '%s'", kc->path, kc->type,
+                                           cgroup_type_to_string(cgroup_get_type(h, c)));
+                if (kc->debug_masks && cgroup_has_file(h, c, "debug.masks")) {
+                        CgMask km[4], mm[4];
+                        unsigned kn, mn;
+
+                        r = cgroup_read(h, c, "debug.masks", &derived);
+                        if (r < 0)
+                                return r;
+                        kn = parse_debug_masks(kc->debug_masks, km);
+                        mn = parse_debug_masks(derived, mm);
+                        /*
+                         * 6.1 computes the root's implicit csses only at the first write of
+                         * the root's cgroup.subtree_control (cgroup_init() binds them after
+                         * cgroup_setup_root() propagated), the model at boot: compare
+                         * subtree_ss_mask without them.
+                         */
+                        if (kn == 4 && mn == 4) {
+                                km[1] &= ~controller_implicit_mask(CGMASK_ALL);
+                                mm[1] &= ~controller_implicit_mask(CGMASK_ALL);
+                        }
+                        if (kn != mn || memcmp(km, mm, kn * sizeof(CgMask)) != 0)
+                                return backend_msg(reterr_msg, -EUCLEAN, "The cgroup '%s' shows debug.masks "
+                                                   "'%s' but the model derives '%s'", kc->path,
+                                                   kc->debug_masks, derived);
+                }
+        }
+        return 0;
+}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The desired state from the configuration, and the applied-state file. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "cgbypass/desired.h"
+#include "cgbypass/strbuf.h"
+
+void desired_set_done(DesiredSet *s) {
+        for (size_t i = 0; i < s->n_strings; i++)
+                free(s->strings[i]);
+        free(s->strings);
+        free(s->items);
+        *s = (DesiredSet) {};
+}
+
+static DesiredCgroup *desired_add(DesiredSet *s) {
+        DesiredCgroup *n = realloc(s->items, (s->n + 1) * sizeof(DesiredCgroup));
+        if (!n)
+                return NULL;
+        s->items = n;
+        n[s->n] = (DesiredCgroup) {};
+        return &n[s->n++];
+}
+
+static const char *desired_own(DesiredSet *s, char *str) {
+        char **n;
+
+        if (!str)
+                return NULL;
+        n = realloc(s->strings, (s->n_strings + 1) * sizeof(char *));
+        if (!n) {
+                free(str);
+                return NULL;
+        }
+        s->strings = n;
+        n[s->n_strings++] = str;
+        return str;
+}
+
+static Origin origin(const ConfigLocation *l) {
+        return (Origin) { .file = l->file, .line = l->line };
+}
+
+int desired_from_config(const Config *c, DesiredSet *ret) {
+        DesiredSet s = {};
+
+        for (size_t i = 0; i < c->n_cgroups; i++) {
+                const CgroupSpec *cs = &c->cgroups[i];
+                DesiredCgroup *d = desired_add(&s);
+                if (!d)
+                        goto oom;
+                *d = (DesiredCgroup) {
+                        .path = cs->path,
+                        .create = cs->create,
+                        .sc_enable = cs->subtree_control.enable,
+                        .sc_bypass = cs->subtree_control.bypass,
+                        .sc_disable = cs->subtree_control.disable,
+                        .ctl_enable = cs->controllers.enable,
+                        .ctl_bypass = cs->controllers.bypass,
+                        .origin = origin(&cs->section_loc),
+                        .sc_origin = origin(cs->subtree_control_loc.line ? &cs->subtree_control_loc : &cs->section_loc),
+                        .ctl_origin = origin(cs->controllers_loc.line ? &cs->controllers_loc : &cs->section_loc),
+                };
+        }
+        for (size_t i = 0; i < c->n_delegates; i++) {
+                const DelegateSpec *ds = &c->delegates[i];
+                bool merged = false;
+
+                for (size_t j = 0; j < s.n; j++)
+                        if (streq(s.items[j].path, ds->path)) {
+                                s.items[j].create = s.items[j].create || ds->create;
+                                merged = true;
+                        }
+                if (merged)
+                        continue;
+                DesiredCgroup *d = desired_add(&s);
+                if (!d)
+                        goto oom;
+                *d = (DesiredCgroup) {
+                        .path = ds->path,
+                        .create = ds->create,
+                        .origin = origin(&ds->section_loc),
+                        .sc_origin = origin(&ds->section_loc),
+                        .ctl_origin = origin(&ds->section_loc),
+                };
+        }
+        *ret = s;
+        return 0;
+oom:
+        desired_set_done(&s);
+        return -ENOMEM;
+}
+
+/*
+ * The state file: a header line, then one line per cgroup,
+ *   cgroup PATH create=yes|no sc=+cpu,#io,-memory ctl=+io,#cpu
+ * Paths never contain spaces or control characters (config_path_verify()).
+ */
+#define STATE_HEADER "# cgbypassd applied state v1; written by cgbypassd, do not edit"
+
+static void append_tokens(StrBuf *b, const char *key, CgMask plus, CgMask hash, CgMask minus) {
+        bool first = true;
+
+        strbuf_printf(b, " %s=", key);
+        FOREACH_CONTROLLER_IN(x, plus | hash | minus) {
+                strbuf_printf(b, "%s%c%s", first ? "" : ",",
+                              plus & CGMASK(x) ? '+' : hash & CGMASK(x) ? '#' : '-', controller_to_string(x));
+                first = false;
+        }
+}
+
+int state_file_save(const char *dir, const DesiredSet *s) {
+        _cleanup_free_ char *path = NULL, *tmp = NULL, *text = NULL;
+        _cleanup_close_ int dfd = -1, fd = -1;
+        StrBuf b = STRBUF_INIT;
+
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (asprintf(&path, "%s/%s", dir, STATE_FILE_NAME) < 0 ||
+            asprintf(&tmp, "%s/.%s.tmp", dir, STATE_FILE_NAME) < 0)
+                return -ENOMEM;
+
+        strbuf_append(&b, STATE_HEADER "\n");
+        for (size_t i = 0; i < s->n; i++) {
+                const DesiredCgroup *d = &s->items[i];
+                strbuf_printf(&b, "cgroup %s create=%s", d->path, d->create ? "yes" : "no");
+                append_tokens(&b, "sc", d->sc_enable, d->sc_bypass, d->sc_disable);
+                append_tokens(&b, "ctl", d->ctl_enable, d->ctl_bypass, 0);
+                strbuf_putc(&b, '\n');
+        }
+        if (strbuf_steal(&b, &text) < 0)
+                return -ENOMEM;
+
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(text);
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(fd, text + off, len - off);
+                if (n < 0) {
+                        int r = -errno;
+                        (void) unlink(tmp);
+                        return r;
+                }
+                off += (size_t) n;
+        }
+        if (fsync(fd) < 0 || rename(tmp, path) < 0) {
+                int r = -errno;
+                (void) unlink(tmp);
+                return r;
+        }
+        /* the rename itself must survive a crash */
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0)
+                (void) fsync(dfd);
+        return 0;
+}
+
+static int parse_tokens(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {
+        _cleanup_free_ char *copy = strdup(value);
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                Controller x = controller_from_string(t + 1);
+                if (x < 0)
+                        return -EBADMSG;
+                if (t[0] == '+')
+                        *plus |= CGMASK(x);
+                else if (t[0] == '#')
+                        *hash |= CGMASK(x);
+                else if (t[0] == '-' && allow_minus)
+                        *minus |= CGMASK(x);
+                else
+                        return -EBADMSG;
+        }
+        return 0;
+}
+
+int state_file_load(const char *dir, DesiredSet *ret) {
+        _cleanup_free_ char *path = NULL, *line = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        DesiredSet s = {};
+        size_t cap = 0;
+        unsigned lineno = 0;
+        int r = 0;
+
+        if (asprintf(&path, "%s/%s", dir, STATE_FILE_NAME) < 0)
+                return -ENOMEM;
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        const char *file = desired_own(&s, strdup(path));
+        if (!file)
+                return -ENOMEM;
+
+        while (getline(&line, &cap, f) > 0) {
+                DesiredCgroup *d;
+                char *save = NULL, *word;
+
+                lineno++;
+                line[strcspn(line, "\n")] = '\0';
+                if (lineno == 1) {
+                        if (!streq(line, STATE_HEADER)) {
+                                r = -EBADMSG;
+                                break;
+                        }
+                        continue;
+                }
+                word = strtok_r(line, " ", &save);
+                if (!word || !streq(word, "cgroup") || !(word = strtok_r(NULL, " ", &save)) || word[0] != '/') {
+                        r = -EBADMSG;
+                        break;
+                }
+                d = desired_add(&s);
+                if (!d) {
+                        r = -ENOMEM;
+                        break;
+                }
+                d->path = desired_own(&s, strdup(word));
+                if (!d->path) {
+                        r = -ENOMEM;
+                        break;
+                }
+                d->origin = d->sc_origin = d->ctl_origin = (Origin) { .file = file, .line = lineno };
+                while (r >= 0 && (word = strtok_r(NULL, " ", &save))) {
+                        CgMask unused = 0;
+                        if (startswith(word, "create="))
+                                d->create = streq(word + 7, "yes");
+                        else if (startswith(word, "sc="))
+                                r = parse_tokens(word + 3, true, &d->sc_enable, &d->sc_bypass, &d->sc_disable);
+                        else if (startswith(word, "ctl="))
+                                r = parse_tokens(word + 4, false, &d->ctl_enable, &d->ctl_bypass, &unused);
+                        else
+                                r = -EBADMSG;
+                }
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0 && lineno == 0)
+                r = -EBADMSG;
+        if (r < 0) {
+                desired_set_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}

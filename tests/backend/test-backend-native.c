@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The native backend on a kernel with the bypass series (the project's VM
+ * kernel; see tests/backend/vm-backend.sh): the seeds' documentation example
+ * through backend_*() calls, checked in the kernel's own files, and the
+ * model in step with the kernel (no disagreement, reload gives the same
+ * model). Skips where the kernel has no bypass mode.
+ *
+ * Environment: CGB_TEST_CGROUP2 (default /sys/fs/cgroup, the mount's root).
+ */
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "../../src/lib/backend/backend-internal.h"
+#include "backend-test.h"
+
+static const char *mnt;
+static char *state;
+static unsigned disagreements;
+
+static void on_disagreement(const char *op, int kernel_result, int model_result, void *userdata) {
+        fprintf(stderr, "# DISAGREEMENT: '%s': kernel %d, model %d\n", op, kernel_result, model_result);
+        disagreements++;
+}
+
+static char *kpath(const char *rel, const char *file) {
+        return test_strdupf("%s/%s/%s", mnt, rel, file);
+}
+
+static void kassert(const char *rel, const char *file, const char *want) {
+        _cleanup_free_ char *p = kpath(rel, file), *s = test_read_file(p);
+        ck_assert_msg(s, "read %s: %m", p);
+        ck_assert_msg(streq(s, want), "kernel %s/%s: '%s', want '%s'", rel, file, s, want);
+}
+
+static bool kexists(const char *rel, const char *file) {
+        _cleanup_free_ char *p = kpath(rel, file);
+        return access(p, F_OK) == 0;
+}
+
+static void setup(void) {
+        char t[] = "/tmp/cgb-native-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(t));
+        state = strdup(t);
+        disagreements = 0;
+}
+
+static void teardown(void) {
+        test_rm_rf(state);
+        free(state);
+}
+
+static Backend *open_native(void) {
+        _cleanup_free_ char *msg = NULL;
+        Backend *b = NULL;
+        int r = backend_open(BACKEND_AUTO, mnt, state, &b, &msg);
+        ck_assert_msg(r == 0, "open: %d %s", r, strempty(msg));
+        ck_assert_int_eq(backend_get_type(b), BACKEND_NATIVE);
+        backend_set_disagreement_handler(b, on_disagreement, NULL);
+        return b;
+}
+
+static void ok(int r) {
+        ck_assert_int_eq(r, 0);
+}
+
+static void check_reload(Backend *b) {
+        _cleanup_free_ char *dump = test_dump(backend_get_model(b)), *dump2 = NULL, *msg = NULL;
+        int r = backend_refresh(b, &msg);
+        ck_assert_msg(r == 0, "refresh: %d %s", r, strempty(msg));
+        dump2 = test_dump(backend_get_model(b));
+        /* the model kept in step equals the model loaded from the kernel */
+        ck_assert_str_eq(dump, dump2);
+}
+
+/* every cgroup has exactly the cpu knobs the model says */
+static void check_cpu_knobs(Backend *b) {
+        const Hierarchy *h = backend_get_model(b);
+        Cgroup *a;
+
+        ck_assert_int_eq(hierarchy_lookup(h, "A", &a), 0);
+        for (Cgroup *c = a; c; c = cgroup_next_descendant_pre(c, a)) {
+                _cleanup_free_ char *rel = test_relpath(c);
+                ck_assert_msg(cgroup_has_file(h, c, "cpu.weight") == kexists(rel, "cpu.weight"),
+                              "%s: cpu.weight model %d kernel %d", rel, cgroup_has_file(h, c, "cpu.weight"),
+                              kexists(rel, "cpu.weight"));
+        }
+}
+
+START_TEST(test_documentation_example) {
+        static const char *const dirs[] = { "A", "A/B", "A/B/C", "A/B/C/D", "A/B/C/D/E", "A/B/C/D/E/F", "A/B/G" };
+        _cleanup_(backend_freep) Backend *b = open_native();
+        _cleanup_free_ char *tree = NULL;
+        Reason reason = REASON_NONE;
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                ok(backend_mkdir(b, dirs[i], NULL));
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+cpu", NULL));
+        ok(backend_write(b, "A", "cgroup.subtree_control", "#cpu", NULL));
+        ok(backend_write(b, "A/B", "cgroup.subtree_control", "#cpu", NULL));
+        ok(backend_write(b, "A/B/C", "cgroup.subtree_control", "#cpu", NULL));
+        ok(backend_write(b, "A/B/C/D", "cgroup.subtree_control", "#cpu", NULL));
+        ok(backend_write(b, "A/B/C/D/E", "cgroup.controllers", "+cpu", NULL));
+        ok(backend_write(b, "A/B/G", "cgroup.controllers", "+cpu", NULL));
+
+        kassert("A", "cgroup.subtree_control", "#cpu\n");
+        kassert("A", "cgroup.controllers", "cpu\n");
+        kassert("A/B", "cgroup.controllers", "#cpu\n");
+        kassert("A/B/C/D/E", "cgroup.controllers", "cpu\n");
+        kassert("A/B/C/D/E/F", "cgroup.controllers", "");
+        kassert("A/B/G", "cgroup.controllers", "cpu\n");
+        kassert("A", "debug.masks", "subtree_control  : \nsubtree_ss_mask  : perf_event, debug\n"
+                                    "subtree_bypass   : cpu\nenable_ss_mask   : \n");
+        check_cpu_knobs(b);
+
+        ck_assert_int_eq(hierarchy_effective_tree(backend_get_model(b), CONTROLLER_CPU, &tree), 0);
+        ck_assert_str_eq(tree,
+                         "/\n"
+                         "  /A|/A/B|/A/B/C|/A/B/C/D\n"
+                         "    /A/B/C/D/E|/A/B/C/D/E/F\n"
+                         "    /A/B/G\n");
+        check_reload(b);
+
+        /* refusals: the kernel's errno, the model's reason, both agree */
+        ck_assert_int_eq(backend_write(b, "A/B/C/D", "cgroup.subtree_control", "-cpu", &reason), -EBUSY);
+        ck_assert_int_eq(reason, REASON_CHILD_USES_IT);
+        ck_assert_int_eq(backend_write(b, "A/B/C/D/E", "cgroup.controllers", "+memory", &reason), -ENOENT);
+        ck_assert_int_eq(backend_write(b, "A/B/C/D/E/F", "cgroup.controllers", "+cpu", &reason), -ENOENT);
+        ck_assert_int_eq(reason, REASON_NOT_BYPASSED_BY_PARENT);
+        ck_assert_int_eq(backend_write(b, ".", "cgroup.controllers", "+cpu", &reason), -EINVAL);
+        ck_assert_int_eq(backend_rmdir(b, "A/B", &reason), -EBUSY);
+
+        ok(backend_write(b, "A/B/C/D/E", "cgroup.controllers", "#cpu", NULL));
+        ck_assert(!kexists("A/B/C/D/E", "cpu.weight"));
+        kassert("A/B/C/D/E", "cgroup.controllers", "#cpu\n");
+        check_cpu_knobs(b);
+        check_reload(b);
+
+        /* clean up through the backend, deepest first */
+        for (size_t i = ELEMENTSOF(dirs); i > 0; i--)
+                ok(backend_rmdir(b, dirs[i - 1], NULL));
+        ok(backend_write(b, ".", "cgroup.subtree_control", "-cpu", NULL));
+        ck_assert_uint_eq(disagreements, 0);
+}
+END_TEST
+
+/* the model's process counts are a snapshot: a stale one is not reported as a disagreement */
+START_TEST(test_processes) {
+        _cleanup_(backend_freep) Backend *b = open_native();
+        _cleanup_free_ char *procs = kpath("P", "cgroup.procs"), *pid_s = NULL;
+        Reason reason = REASON_NONE;
+        int pipefd[2];
+        pid_t pid;
+
+        ok(backend_mkdir(b, "P", NULL));
+        ok(backend_mkdir(b, "P/c", NULL));
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+memory", NULL));
+
+        ck_assert_int_eq(pipe(pipefd), 0);
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                char c;
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                (void) close(pipefd[1]);
+                (void) read(pipefd[0], &c, 1);
+                _exit(0);
+        }
+        (void) close(pipefd[0]);
+        pid_s = test_strdupf("%d", (int) pid);
+        ck_assert_int_eq(test_write_file(procs, pid_s), 0);   /* behind the backend's back */
+
+        /* decision (a): bypassing memory over processes is EBUSY; the model learns of the process */
+        ck_assert_int_eq(backend_write(b, "P", "cgroup.subtree_control", "#memory", &reason), -EBUSY);
+        ck_assert_int_eq(reason, REASON_HAS_PROCESSES);
+        Cgroup *p;
+        ck_assert_int_eq(hierarchy_lookup(backend_get_model(b), "P", &p), 0);
+        ck_assert_uint_eq(cgroup_nr_procs(p), 1);
+        check_reload(b);
+
+        /* moved out through the backend: the model follows */
+        ok(backend_write(b, ".", "cgroup.procs", pid_s, NULL));
+        ok(backend_write(b, "P", "cgroup.subtree_control", "#memory", NULL));
+        kassert("P", "cgroup.subtree_control", "#memory\n");
+        kassert("P/c", "cgroup.controllers", "#memory\n");
+        check_reload(b);
+
+        (void) close(pipefd[1]);
+        ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+        ok(backend_write(b, "P", "cgroup.subtree_control", "-memory", NULL));
+        ok(backend_rmdir(b, "P/c", NULL));
+        ok(backend_rmdir(b, "P", NULL));
+        ok(backend_write(b, ".", "cgroup.subtree_control", "-memory", NULL));
+        ck_assert_uint_eq(disagreements, 0);
+}
+END_TEST
+
+/* the project's fixes, through the backend: threaded children see no bypassed domain controller */
+START_TEST(test_threaded) {
+        _cleanup_(backend_freep) Backend *b = open_native();
+        Reason reason = REASON_NONE;
+
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+cpu #memory", NULL));
+        ok(backend_mkdir(b, "T", NULL));
+        ok(backend_write(b, "T", "cgroup.type", "threaded", NULL));
+        kassert("T", "cgroup.controllers", "cpu\n");
+        ck_assert_int_eq(backend_write(b, "T", "cgroup.controllers", "+memory", &reason), -ENOENT);
+        ck_assert_int_eq(reason, REASON_NOT_BYPASSED_BY_PARENT);
+        ok(backend_mkdir(b, "Q", NULL));
+        ok(backend_write(b, "Q", "cgroup.controllers", "+memory", NULL));
+        ck_assert_int_eq(backend_write(b, "Q", "cgroup.type", "threaded", &reason), -EOPNOTSUPP);
+        ck_assert_int_eq(reason, REASON_CANNOT_BE_THREADED);
+        check_reload(b);
+        ok(backend_rmdir(b, "Q", NULL));
+        ok(backend_rmdir(b, "T", NULL));
+        ok(backend_write(b, ".", "cgroup.subtree_control", "-cpu -memory", NULL));
+        ck_assert_uint_eq(disagreements, 0);
+}
+END_TEST
+
+/* an injected failure reaches neither the kernel nor the model */
+START_TEST(test_fault_hook) {
+        _cleanup_(backend_freep) Backend *b = open_native();
+        TestFault fault = { .fail_at = 1 };
+        _cleanup_free_ char *dump = test_dump(backend_get_model(b)), *dump2 = NULL;
+
+        backend_set_fault_hook(b, test_fault_fn, &fault);
+        ck_assert_int_eq(backend_mkdir(b, "F", NULL), -EIO);
+        ck_assert(!kexists("F", "cgroup.procs"));
+        dump2 = test_dump(backend_get_model(b));
+        ck_assert_str_eq(dump, dump2);
+        ok(backend_mkdir(b, "F", NULL));
+        ok(backend_rmdir(b, "F", NULL));
+        ck_assert_uint_eq(disagreements, 0);
+}
+END_TEST
+
+static Suite *suite(void) {
+        Suite *s = suite_create("backend-native");
+        TCase *tc = tcase_create("native");
+
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_documentation_example);
+        tcase_add_test(tc, test_processes);
+        tcase_add_test(tc, test_threaded);
+        tcase_add_test(tc, test_fault_hook);
+        tcase_set_timeout(tc, 120);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr;
+        int failed;
+
+        mnt = getenv("CGB_TEST_CGROUP2") ?: "/sys/fs/cgroup";
+        if (!kernel_has_bypass_feature()) {
+                printf("1..0 # SKIP the kernel has no cgroup bypass mode (run it in the VM: tests/backend/vm-backend.sh)\n");
+                return 0;
+        }
+        if (geteuid() != 0) {
+                printf("1..0 # SKIP needs root\n");
+                return 0;
+        }
+        sr = srunner_create(suite());
+        /* the tests share the mount's root: one after the other, no forks to leave state behind */
+        srunner_set_fork_status(sr, CK_NOFORK);
+        srunner_run_all(sr, CK_ENV);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sim backend: the directory is the model's rendering after every
+ * operation, failures change nothing (model, directory, state file), and a
+ * restart reloads the saved model exactly. Runs as root and, through
+ * test-backend-sim-nobody.sh, as nobody.
+ */
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "../../src/lib/backend/cgroupfs.h"
+#include "backend-test.h"
+
+static char *tmp, *root, *state;
+
+static void setup(void) {
+        char t[] = "/tmp/cgb-sim-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(t));
+        tmp = strdup(t);
+        root = test_strdupf("%s/root", tmp);
+        state = test_strdupf("%s/state", tmp);
+}
+
+static void teardown(void) {
+        test_rm_rf(tmp);
+        free(tmp);
+        free(root);
+        free(state);
+}
+
+static Backend *open_sim(void) {
+        _cleanup_free_ char *msg = NULL;
+        Backend *b = NULL;
+        int r = backend_open(BACKEND_SIM, root, state, &b, &msg);
+        ck_assert_msg(r == 0, "open: %d %s", r, strempty(msg));
+        ck_assert_int_eq(backend_get_type(b), BACKEND_SIM);
+        return b;
+}
+
+static char *read_sim(const char *rel, const char *file) {
+        _cleanup_free_ char *p = streq(rel, ".") ? test_strdupf("%s/%s", root, file) :
+                                                   test_strdupf("%s/%s/%s", root, rel, file);
+        return test_read_file(p);
+}
+
+static void ok(int r) {
+        ck_assert_int_eq(r, 0);
+}
+
+/* the documentation example of the series (interfaces.md, GetEffectiveTree) */
+static void doc_example(Backend *b) {
+        static const char *const dirs[] = { "A", "A/B", "A/B/C", "A/B/C/D", "A/B/C/D/E", "A/B/C/D/E/F", "A/B/G" };
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                ok(backend_mkdir(b, dirs[i], NULL));
+                test_check_sim_dir(b);
+        }
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+cpu", NULL));
+        test_check_sim_dir(b);
+        ok(backend_write(b, "A", "cgroup.subtree_control", "#cpu", NULL));
+        ok(backend_write(b, "A/B", "cgroup.subtree_control", "#cpu", NULL));
+        ok(backend_write(b, "A/B/C", "cgroup.subtree_control", "#cpu", NULL));
+        ok(backend_write(b, "A/B/C/D", "cgroup.subtree_control", "#cpu", NULL));
+        test_check_sim_dir(b);
+        ok(backend_write(b, "A/B/C/D/E", "cgroup.controllers", "+cpu", NULL));
+        ok(backend_write(b, "/A/B/G", "cgroup.controllers", "+cpu", NULL));
+        test_check_sim_dir(b);
+}
+
+START_TEST(test_fresh_open) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *ctl = read_sim(".", "cgroup.controllers");
+        _cleanup_free_ char *st = test_strdupf("%s/sim.state", state);
+        size_t n;
+
+        /* the VM kernel: perf_event and debug are implicit, never listed */
+        ck_assert_str_eq(ctl, "cpuset cpu io memory hugetlb pids rdma misc\n");
+        ck_assert_int_eq(access(st, F_OK), 0);
+        ck_assert_ptr_null(backend_get_drift(b, &n));
+        ck_assert_uint_eq(n, 0);
+        ck_assert_str_eq(backend_get_root(b), root);
+        ck_assert_str_eq(backend_get_state_dir(b), state);
+        test_check_sim_dir(b);
+}
+END_TEST
+
+START_TEST(test_controllers_option) {
+        BackendOptions o = { .sim_controllers = CGMASK(CONTROLLER_CPU) | CGMASK(CONTROLLER_MEMORY) };
+        _cleanup_(backend_freep) Backend *b = NULL;
+        _cleanup_free_ char *ctl = NULL;
+
+        ok(backend_open_with(BACKEND_SIM, root, state, &o, &b, NULL));
+        ctl = read_sim(".", "cgroup.controllers");
+        ck_assert_str_eq(ctl, "cpu memory\n");
+        ck_assert_int_eq(backend_write(b, ".", "cgroup.subtree_control", "+io", NULL), -EINVAL);
+        /* a saved sim keeps its controllers whatever the options say next time */
+        ok(backend_save(b));
+        b = backend_free(b);
+        o.sim_controllers = CGMASK_VM_KERNEL;
+        ok(backend_open_with(BACKEND_SIM, root, state, &o, &b, NULL));
+        ck_assert_uint_eq(hierarchy_builtin(backend_get_model(b)), CGMASK(CONTROLLER_CPU) | CGMASK(CONTROLLER_MEMORY));
+}
+END_TEST
+
+START_TEST(test_doc_example) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *tree = NULL, *a = NULL, *bc = NULL, *e = NULL, *g = NULL;
+
+        doc_example(b);
+        ck_assert_int_eq(hierarchy_effective_tree(backend_get_model(b), CONTROLLER_CPU, &tree), 0);
+        ck_assert_str_eq(tree,
+                         "/\n"
+                         "  /A|/A/B|/A/B/C|/A/B/C/D\n"
+                         "    /A/B/C/D/E|/A/B/C/D/E/F\n"
+                         "    /A/B/G\n");
+        a = read_sim("A", "cgroup.subtree_control");
+        ck_assert_str_eq(a, "#cpu\n");
+        bc = read_sim("A/B", "cgroup.controllers");
+        ck_assert_str_eq(bc, "#cpu\n");
+        e = read_sim("A/B/C/D/E", "cgroup.controllers");
+        ck_assert_str_eq(e, "cpu\n");
+        g = read_sim("A/B/G", "cpu.weight");
+        ck_assert_str_eq(g, "100\n");
+        ck_assert_ptr_null(read_sim("A/B", "cpu.weight"));
+
+        /* refusals: the model's errno and reason, nothing changed */
+        _cleanup_free_ char *before = test_digest(root), *dump = test_dump(backend_get_model(b));
+        Reason reason = REASON_NONE;
+        ck_assert_int_eq(backend_write(b, "A/B/C/D", "cgroup.subtree_control", "-cpu", &reason), -EBUSY);
+        ck_assert_int_eq(reason, REASON_CHILD_USES_IT);
+        ck_assert_int_eq(backend_write(b, "A/B/C/D/E/F", "cgroup.controllers", "+cpu", &reason), -ENOENT);
+        ck_assert_int_eq(reason, REASON_NOT_BYPASSED_BY_PARENT);
+        ck_assert_int_eq(backend_rmdir(b, "A/B", &reason), -EBUSY);
+        ck_assert_int_eq(reason, REASON_HAS_CHILDREN);
+        ck_assert_int_eq(backend_mkdir(b, "A/B", &reason), -EEXIST);
+        ck_assert_int_eq(backend_write(b, "A", "cpu.weight", "50", NULL), -ENOSYS);
+        ck_assert_int_eq(backend_write(b, "nope", "cgroup.subtree_control", "+cpu", &reason), -ENOENT);
+        ck_assert_int_eq(reason, REASON_NO_SUCH_CGROUP);
+        _cleanup_free_ char *after = test_digest(root), *dump2 = test_dump(backend_get_model(b));
+        ck_assert_str_eq(before, after);
+        ck_assert_str_eq(dump, dump2);
+
+        /* G back to bypass: its knobs disappear */
+        ok(backend_write(b, "A/B/G", "cgroup.controllers", "#cpu", NULL));
+        ck_assert_ptr_null(read_sim("A/B/G", "cpu.weight"));
+        test_check_sim_dir(b);
+}
+END_TEST
+
+START_TEST(test_reopen_round_trip) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *dump = NULL, *dump2 = NULL, *digest = NULL, *digest2 = NULL;
+        size_t n;
+
+        doc_example(b);
+        ok(backend_mkdir(b, "T", NULL));
+        ok(backend_mkdir(b, "T/t", NULL));
+        ok(backend_write(b, "T/t", "cgroup.type", "threaded", NULL));
+        ok(backend_write(b, "A/B", "cgroup.max.depth", "3", NULL));
+        ok(backend_write(b, "A", "cgroup.max.descendants", "12", NULL));
+        ok(backend_mkdir(b, "name with spaces", NULL));
+        test_check_sim_dir(b);
+        ok(backend_save(b));
+        dump = test_dump(backend_get_model(b));
+        digest = test_digest(root);
+        b = backend_free(b);
+
+        b = open_sim();
+        dump2 = test_dump(backend_get_model(b));
+        digest2 = test_digest(root);
+        ck_assert_str_eq(dump, dump2);
+        ck_assert_str_eq(digest, digest2);
+        ck_assert_ptr_null(backend_get_drift(b, &n));
+        ck_assert_uint_eq(n, 0);
+        test_check_sim_dir(b);
+}
+END_TEST
+
+START_TEST(test_unsaved_changes_are_dropped) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *dump = NULL, *dump2 = NULL;
+        const BackendDrift *d;
+        size_t n;
+
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_save(b));
+        dump = test_dump(backend_get_model(b));
+        ok(backend_mkdir(b, "B", NULL));
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+memory", NULL));
+        b = backend_free(b);
+
+        /* a restart goes back to the last save; the directory is rendered from it */
+        b = open_sim();
+        dump2 = test_dump(backend_get_model(b));
+        ck_assert_str_eq(dump, dump2);
+        test_check_sim_dir(b);
+        d = backend_get_drift(b, &n);
+        bool stray_b = false, ctl = false;
+        for (size_t i = 0; i < n; i++) {
+                if (streq(d[i].what, "stray directory") && streq(d[i].found, "B"))
+                        stray_b = true;
+                if (streq(d[i].path, ".") && streq(d[i].what, "cgroup.subtree_control"))
+                        ctl = streq(d[i].expected, "") && streq(d[i].found, "memory\n");
+        }
+        ck_assert(stray_b);
+        ck_assert(ctl);
+}
+END_TEST
+
+static void touch(const char *rel) {
+        _cleanup_free_ char *p = test_strdupf("%s/%s", root, rel);
+        FILE *f = fopen(p, "we");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+}
+
+static void mkd(const char *rel) {
+        _cleanup_free_ char *p = test_strdupf("%s/%s", root, rel);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+}
+
+START_TEST(test_strays) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *notes = NULL;
+        const BackendDrift *d;
+        size_t n;
+
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_save(b));
+        b = backend_free(b);
+
+        /* what a sim could have left: removed and reported */
+        touch("A/cpu.weight");
+        mkd("X");
+        mkd("X/Y");
+        touch("X/Y/cgroup.procs");
+        touch("A/" CGFS_TMP_NAME);
+
+        b = open_sim();
+        test_check_sim_dir(b);
+        d = backend_get_drift(b, &n);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(d[0].what, "stray directory");
+        ck_assert_str_eq(d[0].found, "X");
+        ck_assert_str_eq(d[1].path, "A");
+        ck_assert_str_eq(d[1].what, "stray file");
+        ck_assert_str_eq(d[1].found, "cpu.weight");
+        b = backend_free(b);
+
+        /* anything else is not ours: refuse, touch nothing */
+        notes = test_strdupf("%s/A/notes.txt", root);
+        FILE *f = fopen(notes, "we");
+        ck_assert_ptr_nonnull(f);
+        fputs("mine\n", f);
+        fclose(f);
+        _cleanup_free_ char *msg = NULL;
+        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), -ENOTEMPTY);
+        ck_assert_ptr_nonnull(strstr(msg, "notes.txt"));
+        _cleanup_free_ char *mine = test_read_file(notes);
+        ck_assert_str_eq(mine, "mine\n");
+}
+END_TEST
+
+START_TEST(test_foreign_directory_refused) {
+        _cleanup_free_ char *msg = NULL, *f = test_strdupf("%s/precious", root);
+        Backend *b = NULL;
+
+        ck_assert_int_eq(mkdir(root, 0755), 0);
+        ck_assert_int_eq(test_write_file(f, "x"), -ENOENT);
+        FILE *fp = fopen(f, "we");
+        fclose(fp);
+        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), -ENOTEMPTY);
+        ck_assert_ptr_null(b);
+        ck_assert_int_eq(access(f, F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_state_of_another_root) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *other = test_strdupf("%s/other", tmp), *msg = NULL;
+        Backend *b2 = NULL;
+
+        b = backend_free(b);
+        ck_assert_int_eq(backend_open(BACKEND_SIM, other, state, &b2, &msg), -EUCLEAN);
+        ck_assert_ptr_nonnull(strstr(msg, "describes"));
+}
+END_TEST
+
+START_TEST(test_lock) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *msg = NULL;
+        Backend *b2 = NULL;
+
+        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b2, &msg), -EBUSY);
+        ck_assert_ptr_nonnull(strstr(msg, "in use"));
+}
+END_TEST
+
+START_TEST(test_atomic_save) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *stale = test_strdupf("%s/.sim.state.tmp", state), *text = NULL, *st = NULL;
+
+        /* a temporary file left by a crash is replaced, and nothing is left behind */
+        FILE *f = fopen(stale, "we");
+        fputs("garbage", f);
+        fclose(f);
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_save(b));
+        _cleanup_strv_free_ char **files = test_list_dir(state, false);
+        _cleanup_free_ char *names = test_strv_join(files);
+        ck_assert_str_eq(names, "backend.lock sim.state");
+        st = test_strdupf("%s/sim.state", state);
+        text = test_read_file(st);
+        ck_assert_ptr_nonnull(strstr(text, "backend sim\n"));
+        ck_assert_ptr_nonnull(strstr(text, " path=A\n"));
+}
+END_TEST
+
+START_TEST(test_unsafe_paths) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *outside = test_strdupf("%s/outside", tmp), *link = test_strdupf("%s/A", root);
+        _cleanup_free_ char *dump = NULL, *dump2 = NULL, *victim = NULL;
+        Reason reason;
+
+        ck_assert_int_eq(backend_mkdir(b, "../x", &reason), -EINVAL);
+        ck_assert_int_eq(backend_mkdir(b, "A//B", NULL), -EINVAL);
+        ck_assert_int_eq(backend_mkdir(b, "A/./B", NULL), -EINVAL);
+        ck_assert_int_eq(backend_write(b, ".", "../cgroup.procs", "1", NULL), -EINVAL);
+        ck_assert_int_eq(backend_write(b, ".", "a/b", "1", NULL), -EINVAL);
+
+        /* a cgroup directory swapped for a symlink: no write lands outside */
+        ok(backend_mkdir(b, "A", NULL));
+        ck_assert_int_eq(mkdir(outside, 0755), 0);
+        test_rm_rf(link);
+        ck_assert_int_eq(symlink(outside, link), 0);
+        dump = test_dump(backend_get_model(b));
+        ck_assert_int_eq(backend_write(b, ".", "cgroup.subtree_control", "+cpu", NULL), -ELOOP);
+        dump2 = test_dump(backend_get_model(b));
+        ck_assert_str_eq(dump, dump2);
+        _cleanup_strv_free_ char **in_outside = test_list_dir(outside, false);
+        ck_assert_ptr_null(in_outside[0]);
+        victim = test_read_file(link);
+        (void) victim;
+
+        /* the same below the cgroupfs layer, with and without openat2(2) */
+        int fd;
+        ck_assert_int_eq(cgfs_open_root(root, &fd), 0);
+        for (int i = 0; i < 2; i++) {
+                _cleanup_free_ char *s = NULL;
+                cgfs_set_openat2_disabled(i == 1);
+                ck_assert_int_eq(cgfs_read(fd, "A", "x", &s), -ELOOP);
+                ck_assert_int_eq(cgfs_write(fd, "A", "x", "y"), -ELOOP);
+                ck_assert_int_eq(cgfs_mkdir(fd, "A/x", 0755), -ELOOP);
+                ck_assert_int_eq(cgfs_read(fd, "..", "etc", &s), -EINVAL);
+                ck_assert_int_eq(cgfs_read(fd, ".", "cgroup.controllers", &s), 0);
+                ck_assert_str_eq(s, "cpuset cpu io memory hugetlb pids rdma misc\n");
+        }
+        cgfs_set_openat2_disabled(false);
+        close(fd);
+        _cleanup_strv_free_ char **still = test_list_dir(outside, true);
+        ck_assert_ptr_null(still[0]);
+}
+END_TEST
+
+START_TEST(test_chown) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        char *files[] = { (char *) "cgroup.procs", (char *) "cgroup.subtree_control", NULL };
+        char *missing[] = { (char *) "cpu.weight", NULL };
+        _cleanup_free_ char *d = test_strdupf("%s/A", root), *f = test_strdupf("%s/A/cgroup.procs", root);
+        _cleanup_free_ char *g = test_strdupf("%s/A/cgroup.controllers", root);
+        struct stat st;
+
+        ok(backend_mkdir(b, "A", NULL));
+        if (geteuid() != 0) {
+                ck_assert_int_eq(backend_chown(b, "A", 65534, 65534, files), -EPERM);
+                return;
+        }
+        ck_assert_int_eq(backend_chown(b, "A", 65534, 65534, missing), -ENOENT);
+        ok(backend_chown(b, "A", 65534, 65534, files));
+        ck_assert_int_eq(stat(d, &st), 0);
+        ck_assert_uint_eq(st.st_uid, 65534);
+        ck_assert_int_eq(stat(f, &st), 0);
+        ck_assert_uint_eq(st.st_uid, 65534);
+        ck_assert_int_eq(stat(g, &st), 0);
+        ck_assert_uint_eq(st.st_uid, 0);
+}
+END_TEST
+
+START_TEST(test_fault_hook) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        TestFault fault = { .fail_at = 2 };
+        _cleanup_free_ char *dump = NULL, *dump2 = NULL, *digest = NULL, *digest2 = NULL;
+
+        backend_set_fault_hook(b, test_fault_fn, &fault);
+        ok(backend_mkdir(b, "A", NULL));
+        dump = test_dump(backend_get_model(b));
+        digest = test_digest(root);
+        ck_assert_int_eq(backend_write(b, ".", "cgroup.subtree_control", "+cpu", NULL), -EIO);
+        dump2 = test_dump(backend_get_model(b));
+        digest2 = test_digest(root);
+        ck_assert_str_eq(dump, dump2);
+        ck_assert_str_eq(digest, digest2);
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+cpu", NULL));
+        ck_assert_uint_eq(fault.calls, 3);
+        test_check_sim_dir(b);
+}
+END_TEST
+
+/* test-backend-sim-nobody.sh says whom it runs us as: prove the run is unprivileged */
+START_TEST(test_expected_user) {
+        const char *uid = getenv("CGB_TEST_EXPECT_UID");
+
+        if (uid) {
+                ck_assert_uint_eq(geteuid(), (uid_t) atoi(uid));
+                ck_assert_uint_ne(geteuid(), 0);
+        }
+}
+END_TEST
+
+START_TEST(test_read) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *s = NULL, *w = NULL, *k = NULL;
+
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+cpu #memory", NULL));
+        ok(backend_read(b, "A", "cgroup.controllers", &s));
+        ck_assert_str_eq(s, "cpu #memory\n");
+        ok(backend_read(b, "/A", "cpu.weight", &w));
+        ck_assert_str_eq(w, "100\n");
+        ck_assert_int_eq(backend_read(b, "A", "memory.max", &k), -ENOENT);
+        ck_assert_int_eq(backend_read(b, "A", "cgroup.kill", &k), -EINVAL);
+}
+END_TEST
+
+/* ---- random sequences: the backend answers as a plain model does, and the directory follows ---- */
+
+static unsigned rnd_state;
+
+static unsigned rnd(unsigned n) {
+        rnd_state = rnd_state * 1103515245u + 12345u;
+        return (rnd_state >> 16) % n;
+}
+
+static const Cgroup *random_cgroup(const Hierarchy *h) {
+        size_t n = hierarchy_count(h), k = rnd((unsigned) n);
+        Cgroup *top = hierarchy_root(h), *c = top;
+        for (; k > 0; k--)
+                c = cgroup_next_descendant_pre(c, top);
+        return c;
+}
+
+static char *random_tokens(const char *prefixes) {
+        static const char *const ctl[] = { "cpu", "memory", "io", "pids", "cpuset", "hugetlb" };
+        StrBuf b = STRBUF_INIT;
+        char *s;
+        unsigned n = 1 + rnd(2);
+
+        for (unsigned i = 0; i < n; i++)
+                strbuf_printf(&b, "%s%c%s", i ? " " : "", prefixes[rnd((unsigned) strlen(prefixes))],
+                              ctl[rnd(ELEMENTSOF(ctl))]);
+        ck_assert_int_eq(strbuf_steal(&b, &s), 0);
+        return s;
+}
+
+START_TEST(test_random_sequences) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_(hierarchy_freep) Hierarchy *mirror = NULL;
+        _cleanup_free_ char *stpath = test_strdupf("%s/sim.state", state);
+        static const char *const names[] = { "a", "b", "c" };
+        unsigned failures = 0, successes = 0;
+
+        rnd_state = 12345u + (unsigned) _i;
+        ck_assert_int_eq(hierarchy_new(&mirror, RULES_BYPASS, CGMASK_VM_KERNEL), 0);
+        hierarchy_settle_root(mirror); /* a new sim is settled (docs/backends.md) */
+        ok(backend_save(b));
+
+        for (unsigned step = 0; step < 250; step++) {
+                _cleanup_free_ char *path = test_relpath(random_cgroup(mirror)), *value = NULL, *target = NULL;
+                _cleanup_free_ char *dump = test_dump(backend_get_model(b)), *digest = test_digest(root);
+                _cleanup_free_ char *st = test_read_file(stpath);
+                const char *file = NULL;
+                Reason rb = REASON_NONE, rm = REASON_NONE;
+                unsigned what = rnd(20);
+                int r, m;
+
+                if (what < 6) {
+                        target = streq(path, ".") ? strdup(names[rnd(3)]) : test_strdupf("%s/%s", path, names[rnd(3)]);
+                        r = backend_mkdir(b, target, &rb);
+                        m = hierarchy_mkdir(mirror, target, NULL, &rm);
+                } else if (what < 8) {
+                        target = strdup(path);
+                        r = backend_rmdir(b, target, &rb);
+                        m = hierarchy_rmdir(mirror, target, &rm);
+                } else {
+                        Cgroup *c;
+                        if (what < 14) {
+                                file = "cgroup.subtree_control";
+                                value = random_tokens("+-#");
+                        } else if (what < 17) {
+                                file = "cgroup.controllers";
+                                value = random_tokens("+#");
+                        } else if (what < 18) {
+                                file = "cgroup.type";
+                                value = strdup("threaded");
+                        } else if (what < 19) {
+                                file = "cgroup.max.depth";
+                                value = rnd(2) ? strdup("max") : test_strdupf("%u", rnd(4));
+                        } else {
+                                file = "cpu.weight";
+                                value = strdup("50");
+                        }
+                        target = strdup(path);
+                        r = backend_write(b, target, file, value, &rb);
+                        ck_assert_int_eq(hierarchy_lookup(mirror, target, &c), 0);
+                        m = cgroup_write(mirror, c, file, value, &rm);
+                }
+
+                _cleanup_free_ char *mdump = test_dump(mirror), *bdump = test_dump(backend_get_model(b));
+                ck_assert_msg(r == m, "step %u: %s %s %s: backend %d, model %d", step, target,
+                              strempty(file), strempty(value), r, m);
+                if (r < 0)
+                        ck_assert_int_eq(rb, rm);
+                ck_assert_str_eq(mdump, bdump);
+                test_check_sim_dir(b);
+
+                if (r < 0) {
+                        /* a refusal changes nothing: model, directory, state file */
+                        _cleanup_free_ char *digest2 = test_digest(root), *st2 = test_read_file(stpath);
+                        ck_assert_str_eq(dump, bdump);
+                        ck_assert_str_eq(digest, digest2);
+                        ck_assert_str_eq(st, st2);
+                        failures++;
+                } else {
+                        ok(backend_save(b));
+                        successes++;
+                }
+
+                if (step % 50 == 49) {
+                        /* restart: exactly the same model and directory */
+                        _cleanup_free_ char *d1 = test_dump(backend_get_model(b)), *g1 = test_digest(root);
+                        b = backend_free(b);
+                        b = open_sim();
+                        _cleanup_free_ char *d2 = test_dump(backend_get_model(b)), *g2 = test_digest(root);
+                        ck_assert_str_eq(d1, d2);
+                        ck_assert_str_eq(g1, g2);
+                }
+        }
+        /* the sequence must exercise both paths to prove anything */
+        ck_assert_uint_gt(failures, 20);
+        ck_assert_uint_gt(successes, 20);
+}
+END_TEST
+
+static Suite *suite(void) {
+        Suite *s = suite_create("backend-sim");
+        TCase *tc = tcase_create("sim");
+
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_fresh_open);
+        tcase_add_test(tc, test_controllers_option);
+        tcase_add_test(tc, test_doc_example);
+        tcase_add_test(tc, test_reopen_round_trip);
+        tcase_add_test(tc, test_unsaved_changes_are_dropped);
+        tcase_add_test(tc, test_strays);
+        tcase_add_test(tc, test_foreign_directory_refused);
+        tcase_add_test(tc, test_state_of_another_root);
+        tcase_add_test(tc, test_lock);
+        tcase_add_test(tc, test_atomic_save);
+        tcase_add_test(tc, test_unsafe_paths);
+        tcase_add_test(tc, test_chown);
+        tcase_add_test(tc, test_fault_hook);
+        tcase_add_test(tc, test_read);
+        tcase_add_test(tc, test_expected_user);
+        tcase_add_loop_test(tc, test_random_sequences, 0, 4);
+        tcase_set_timeout(tc, 120);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(suite());
+        int failed;
+
+        srunner_run_all(sr, CK_ENV);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

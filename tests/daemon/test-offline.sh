@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# ok and not_ok never fail, so 'test && ok || not_ok' is an if-else here
+# shellcheck disable=SC2015,SC2181
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# cgbypassd's offline modes end to end on the sim backend: --check-config,
+# --plan, --apply-once, and bad usage. TAP output.
+set -uo pipefail
+
+daemon=${1:?path to cgbypassd}
+data=${2:?tests/data/daemon}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+}
+check() { # description, then a command
+	local d=$1
+	shift
+	if out=$("$@" 2>&1); then ok "$d"; else not_ok "$d" "$out"; fi
+}
+
+run() { # conf, mode...: runs cgbypassd on a fresh-per-test sim root
+	local conf=$1
+	shift
+	"$daemon" --config "$conf" --config-dir "$work/none" --cgroup-root "$work/root" \
+		--state-directory "$work/state" "$@"
+}
+
+# --help, --version, bad usage
+out=$("$daemon" --help) && [[ $out == *"--check-config"* ]] && [[ $out == *"Exit status"* ]] &&
+	ok "--help documents the modes and the exit status" || not_ok "--help" "$out"
+out=$("$daemon" --version) && [[ $out =~ ^cgbypassd\ [0-9] ]] && ok "--version" || not_ok "--version" "$out"
+out=$("$daemon" --frobnicate 2>&1)
+[ $? -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && [[ $out == *"--frobnicate"* ]] &&
+	ok "unknown option: exit 2, one line naming it" || not_ok "unknown option" "$out"
+out=$("$daemon" --plan --apply-once 2>&1)
+[ $? -eq 2 ] && [[ $out == *"exclude each other"* ]] && ok "two modes: exit 2" || not_ok "two modes" "$out"
+out=$("$daemon" --bus nowhere 2>&1)
+[ $? -eq 2 ] && [[ $out == *"'nowhere'"* ]] && ok "bad --bus: exit 2" || not_ok "bad --bus" "$out"
+
+# a broken configuration: every problem, FILE:LINE, exit 1, nothing created
+out=$(run "$data/broken.conf" --check-config 2>&1)
+status=$?
+lines=$(printf '%s\n' "$out" | grep -c "^$data/broken.conf:[0-9]*: ")
+[ $status -eq 1 ] && [ "$lines" -ge 3 ] && [ ! -e "$work/state/applied-state" ] &&
+	ok "broken config: $lines FILE:LINE problems, exit 1, nothing written" || not_ok "broken config" "$out"
+out=$(run "$data/doc-example.conf" --backend bogus --check-config 2>&1)
+[[ $out == *"--backend: "* ]] && ok "a bad --backend is named as the option" || not_ok "bad --backend" "$out"
+
+# a configuration the kernel's rules refuse: the line of the key that asked
+out=$(run "$data/unreachable.conf" --check-config 2>&1)
+[ $? -eq 1 ] && [[ $out == *"$data/unreachable.conf:10: /srv/a: controllers +memory: the parent does not bypass it"* ]] &&
+	ok "unreachable state: refused at its line, with the reason" || not_ok "unreachable state" "$out"
+out=$(run "$data/unreachable.conf" --apply-once 2>&1)
+[ $? -eq 1 ] && [ ! -e "$work/state/applied-state" ] && [ ! -e "$work/root/srv" ] &&
+	ok "unreachable state: --apply-once changes nothing" || not_ok "unreachable apply" "$out"
+
+# the documentation example: check, plan, apply, in sync
+check "doc example: --check-config passes" run "$data/doc-example.conf" --check-config
+plan=$(run "$data/doc-example.conf" --plan 2>&1)
+expected='mkdir A
+mkdir A/B
+mkdir A/B/C
+mkdir A/B/G
+mkdir A/B/C/D
+mkdir A/B/C/D/E
+mkdir A/B/C/D/E/F
+write . cgroup.subtree_control +cpu
+write A cgroup.subtree_control #cpu
+write A/B cgroup.subtree_control #cpu
+write A/B/C cgroup.subtree_control #cpu
+write A/B/G cgroup.controllers +cpu
+write A/B/C/D cgroup.subtree_control +cpu'
+[ "$plan" = "$expected" ] && ok "doc example: --plan prints the trace" || not_ok "doc example plan" "$plan"
+[ ! -e "$work/state/applied-state" ] && ok "--plan writes no state" || not_ok "--plan wrote state"
+
+out=$(run "$data/doc-example.conf" --apply-once 2>&1)
+[ $? -eq 0 ] && [[ $out == *"13 operation(s)"* ]] && ok "doc example: --apply-once makes 13 operations" ||
+	not_ok "doc example apply" "$out"
+[ "$(cat "$work/root/A/B/G/cgroup.controllers" 2>&1)" = "cpu" ] &&
+	[ "$(cat "$work/root/A/B/cgroup.controllers" 2>&1)" = "#cpu" ] && [ -e "$work/root/A/B/G/cpu.weight" ] &&
+	[ ! -e "$work/root/A/B/cpu.weight" ] && ok "sim files show the re-enable and the bypass" ||
+	not_ok "sim files" "$(ls "$work/root/A/B" "$work/root/A/B/G" 2>&1)"
+grep -q '^cgroup /A/B/G create=yes sc= ctl=+cpu$' "$work/state/applied-state" 2>/dev/null &&
+	ok "the applied state is saved" || not_ok "applied state" "$(cat "$work/state/applied-state" 2>&1)"
+tmps=("$work"/state/.*.tmp)
+[ -e "${tmps[0]}" ] && not_ok "a temporary file was left in the state directory" ||
+	ok "no temporary file left behind"
+
+plan=$(run "$data/doc-example.conf" --plan 2>&1)
+[ -z "$plan" ] && ok "in sync: --plan prints nothing" || not_ok "in sync plan" "$plan"
+out=$(run "$data/doc-example.conf" --apply-once 2>&1)
+[ $? -eq 0 ] && [[ $out == *"0 operation(s)"* ]] && ok "re-apply makes zero writes" || not_ok "re-apply" "$out"
+
+# drift: change the sim hierarchy behind the daemon's back through another config, then re-apply
+cat >"$work/drift.conf" <<CONF
+[daemon]
+backend = sim
+[cgroup]
+path = /A/B/G
+controllers = #cpu
+CONF
+run "$work/drift.conf" --apply-once >/dev/null 2>&1
+out=$(run "$data/doc-example.conf" --apply-once 2>&1)
+[[ $out == *"Drift: /A/B/G cgroup.controllers cpu: expected re-enabled, found bypassed"* ]] &&
+	[[ $out == *"1 operation(s)"* ]] && ok "drift is logged and fixed through the plan" || not_ok "drift" "$out"
+
+echo "1..$n"
+[ $failed -eq 0 ]
