@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * plan_apply() is all or nothing: for every k, make the k-th operation of a
+ * realistic plan fail (the backend's fault hook), and the hierarchy's files,
+ * the backend's model and the saved state must be exactly as before.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <sys/stat.h>
+
+#include "cgbypass/backend.h"
+#include "cgbypass/policy.h"
+#include "cgbypass/strbuf.h"
+
+#define CPU CGMASK(CONTROLLER_CPU)
+#define PIDS CGMASK(CONTROLLER_PIDS)
+
+static char base[] = "/tmp/cgb-apply-XXXXXX";
+static char *root, *state;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(p);
+}
+
+static void setup(void) {
+        ck_assert_ptr_nonnull(mkdtemp(base));
+        ck_assert_int_ge(asprintf(&root, "%s/root", base), 0);
+        ck_assert_int_ge(asprintf(&state, "%s/state", base), 0);
+}
+
+static void teardown(void) {
+        (void) nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        free(root);
+        free(state);
+        strcpy(base, "/tmp/cgb-apply-XXXXXX");
+}
+
+/* every file and directory below @dir with its contents, sorted: the hierarchy as a string */
+static StrBuf snap;
+static int snap_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
+        strbuf_printf(&snap, "%s %c", p + strlen(base), flag == FTW_D ? 'd' : 'f');
+        if (flag == FTW_F) {
+                FILE *f = fopen(p, "re");
+                char buf[4096];
+                size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+                if (f)
+                        fclose(f);
+                strbuf_putc(&snap, ' ');
+                strbuf_append_n(&snap, buf, n);
+        }
+        strbuf_putc(&snap, '\n');
+        return 0;
+}
+
+static char *snapshot(Backend *b) {
+        char *s, *model;
+        snap = STRBUF_INIT;
+        /* nftw order is the directory's order: stable for a directory nobody else changes */
+        ck_assert_int_eq(nftw(base, snap_one, 16, FTW_PHYS), 0);
+        ck_assert_int_eq(hierarchy_dump(backend_get_model(b), &model), 0);
+        strbuf_append(&snap, model);
+        free(model);
+        ck_assert_int_eq(strbuf_steal(&snap, &s), 0);
+        return s;
+}
+
+typedef struct Fault {
+        unsigned calls, fail_at;
+} Fault;
+
+static int fail_kth(const char *op, void *userdata) {
+        Fault *f = userdata;
+        return ++f->calls == f->fail_at ? -EIO : 0;
+}
+
+static Plan *plan_for(Backend *b, const DesiredCgroup *d, size_t n) {
+        PolicyErrors e = {};
+        Plan *p = NULL;
+        ck_assert_int_eq(policy_plan(backend_get_model(b), d, n, &p, &e), 0);
+        return p;
+}
+
+static const DesiredCgroup before[] = {
+        { .path = "/", .sc_enable = CPU },
+        { .path = "/A", .create = true, .sc_bypass = CPU },
+        { .path = "/A/B", .create = true, .sc_bypass = CPU },
+        { .path = "/A/B/C", .create = true, .sc_bypass = CPU },
+        { .path = "/A/B/C/D", .create = true, .sc_enable = CPU },
+        { .path = "/A/B/C/D/E/F", .create = true },
+        { .path = "/A/B/G", .create = true, .ctl_enable = CPU },
+};
+
+START_TEST(test_kth_failure_changes_nothing) {
+        _cleanup_(backend_freep) Backend *b = NULL;
+        _cleanup_free_ char *msg = NULL, *tree = NULL;
+        DesiredCgroup after[ELEMENTSOF(before) + 1];
+        Plan *p;
+
+        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), 0);
+        p = plan_for(b, before, ELEMENTSOF(before));
+        ck_assert_int_eq(plan_apply(p, b, NULL), 0);
+        plan_free(p);
+        ck_assert_int_eq(backend_save(b), 0);
+
+        /* A switches from bypass to enable, pids is given out, a new cgroup: mkdirs and writes */
+        memcpy(after, before, sizeof(before));
+        after[0].sc_enable = CPU | PIDS;
+        after[1].sc_bypass = 0;
+        after[1].sc_enable = CPU | PIDS;
+        after[ELEMENTSOF(before)] = (DesiredCgroup) { .path = "/A/H/I", .create = true };
+        p = plan_for(b, after, ELEMENTSOF(after));
+        ck_assert_uint_ge(p->n_ops, 10);
+
+        _cleanup_free_ char *start = snapshot(b);
+        for (unsigned k = 1; k <= p->n_ops; k++) {
+                Fault f = { .fail_at = k };
+                ApplyFailure af = {};
+                _cleanup_free_ char *now = NULL;
+
+                backend_set_fault_hook(b, fail_kth, &f);
+                ck_assert_int_eq(plan_apply(p, b, &af), -EIO);
+                backend_set_fault_hook(b, NULL, NULL);
+                ck_assert_uint_eq(af.index, k - 1);
+                ck_assert_uint_eq(af.undone, k - 1);
+                ck_assert_int_eq(af.undo_error, 0);
+                ck_assert_int_eq(hierarchy_check(backend_get_model(b), NULL), 0);
+                now = snapshot(b);
+                ck_assert_msg(streq(now, start), "k=%u: the hierarchy changed:\n%s\n--- before:\n%s", k, now, start);
+        }
+
+        /* and without a fault it goes through */
+        ck_assert_int_eq(plan_apply(p, b, NULL), 0);
+        plan_free(p);
+        ck_assert_int_eq(hierarchy_effective_tree(backend_get_model(b), CONTROLLER_CPU, &tree), 0);
+        ck_assert_str_eq(tree, "/\n  /A\n    /A/B|/A/B/C|/A/B/C/D\n      /A/B/C/D/E|/A/B/C/D/E/F\n      /A/B/G\n"
+                               "    /A/H|/A/H/I\n");
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("apply");
+        TCase *tc = tcase_create("rollback");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_kth_failure_changes_nothing);
+        suite_add_tcase(s, tc);
+        SRunner *sr = srunner_create(s);
+        srunner_run_all(sr, CK_ENV);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
