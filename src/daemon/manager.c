@@ -93,10 +93,24 @@ int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs) {
 }
 
 int manager_log_drift(Manager *m) {
+        DesiredSet applied = {};
         Drift *d;
         size_t n;
+        int r;
 
-        if (policy_drift(backend_get_model(m->backend), m->desired.items, m->desired.n, &d, &n) < 0)
+        /*
+         * Drift is what changed behind our back since the last apply: compare with
+         * the applied state, not the configuration (a new configuration is no drift).
+         */
+        r = state_file_load(m->config->daemon.state_directory, &applied);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return log_warning_errno(r, "Failed to read the applied state in '%s', ignoring: %m",
+                                         m->config->daemon.state_directory);
+        r = policy_drift(backend_get_model(m->backend), applied.items, applied.n, &d, &n);
+        desired_set_done(&applied);
+        if (r < 0)
                 return log_oom();
         for (size_t i = 0; i < n; i++) {
                 if (!d[i].file)

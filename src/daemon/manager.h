@@ -51,7 +51,7 @@ int manager_open_backend(Manager *m);
  */
 int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs);
 
-/* Log every managed setting that differs from the configuration. Return: the number found. */
+/* Log every managed setting that differs from the last applied state. Return: the number found. */
 int manager_log_drift(Manager *m);
 
 /**

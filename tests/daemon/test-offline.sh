@@ -102,7 +102,7 @@ plan=$(run "$data/doc-example.conf" --plan 2>&1)
 out=$(run "$data/doc-example.conf" --apply-once 2>&1)
 [ $? -eq 0 ] && [[ $out == *"0 operation(s)"* ]] && ok "re-apply makes zero writes" || not_ok "re-apply" "$out"
 
-# drift: change the sim hierarchy behind the daemon's back through another config, then re-apply
+# drift: the hierarchy changed behind the daemon's back since its last apply
 cat >"$work/drift.conf" <<CONF
 [daemon]
 backend = sim
@@ -110,10 +110,17 @@ backend = sim
 path = /A/B/G
 controllers = #cpu
 CONF
+# someone else changes G; our record of what we applied still says re-enabled
+cp "$work/state/applied-state" "$work/applied-before"
 run "$work/drift.conf" --apply-once >/dev/null 2>&1
+cp "$work/applied-before" "$work/state/applied-state"
 out=$(run "$data/doc-example.conf" --apply-once 2>&1)
 [[ $out == *"Drift: /A/B/G cgroup.controllers cpu: expected re-enabled, found bypassed"* ]] &&
 	[[ $out == *"1 operation(s)"* ]] && ok "drift is logged and fixed through the plan" || not_ok "drift" "$out"
+
+# a new configuration is not drift: nothing to report on the first apply
+out=$(run "$data/doc-example.conf" --state-directory "$work/fresh-state" --cgroup-root "$work/fresh-root" --apply-once 2>&1)
+[[ $out != *Drift* ]] && ok "a first apply reports no drift" || not_ok "first apply drift" "$out"
 
 echo "1..$n"
 [ $failed -eq 0 ]

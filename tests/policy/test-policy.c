@@ -183,9 +183,9 @@ START_TEST(test_bad_descriptions) {
         expect_errors(d, ELEMENTSOF(d),
                       (const char *const[]) { "/a: subtree-control names a controller twice",
                                               "/: the root cgroup has no parent to bypass controllers for it",
-                                              "/a: described twice", "relative: not an absolute cgroup path",
+                                              "relative: not an absolute cgroup path", "/a: described twice",
                                               NULL },
-                      (const unsigned[]) { 1, 3, 5, 7 });
+                      (const unsigned[]) { 1, 3, 7, 5 });
 }
 END_TEST
 

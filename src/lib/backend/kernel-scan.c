@@ -4,6 +4,7 @@
  * cgroup's control files, and import the result into a model, checking
  * that what the model derives from the masks is what the kernel shows.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 
@@ -164,19 +165,26 @@ static unsigned count_lines(const char *s) {
 /* Returns -ENOENT or -ENODEV when the cgroup went away meanwhile. */
 static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool *ret_mount_root) {
         _cleanup_free_ char *ctl = NULL, *sc = NULL, *type = NULL, *procs = NULL;
+        _cleanup_close_ int dir_fd = -1;
         int r;
 
-        r = cgfs_read(root_fd, kc->path, "cgroup.controllers", &ctl);
+        /* resolve the cgroup once; its files are then one component away */
+        r = cgfs_open_dir(root_fd, kc->path, O_PATH, &dir_fd);
+        if (r < 0)
+                return r;
+        root_fd = dir_fd;
+
+        r = cgfs_read(root_fd, ".", "cgroup.controllers", &ctl);
         if (r < 0)
                 return r;
         kernel_parse_masks(ctl, &kc->controllers, &kc->bypassed);
-        r = cgfs_read(root_fd, kc->path, "cgroup.subtree_control", &sc);
+        r = cgfs_read(root_fd, ".", "cgroup.subtree_control", &sc);
         if (r < 0)
                 return r;
         kernel_parse_masks(sc, &kc->subtree_control, &kc->subtree_bypass);
 
         /* cgroup.type is CFTYPE_NOT_ON_ROOT: only the mount's root lacks it */
-        r = cgfs_read(root_fd, kc->path, "cgroup.type", &type);
+        r = cgfs_read(root_fd, ".", "cgroup.type", &type);
         if (r == -ENOENT && is_dot)
                 *ret_mount_root = true;
         else if (r < 0)
@@ -188,19 +196,19 @@ static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool *ret_mou
         }
 
         /* cgroup.procs of a threaded cgroup is EOPNOTSUPP: count its threads */
-        r = cgfs_read(root_fd, kc->path, kc->threaded ? "cgroup.threads" : "cgroup.procs", &procs);
+        r = cgfs_read(root_fd, ".", kc->threaded ? "cgroup.threads" : "cgroup.procs", &procs);
         if (r < 0)
                 return r;
         kc->nr_procs = count_lines(procs);
 
-        r = read_limit(root_fd, kc->path, "cgroup.max.depth", &kc->max_depth);
+        r = read_limit(root_fd, ".", "cgroup.max.depth", &kc->max_depth);
         if (r < 0)
                 return r;
-        r = read_limit(root_fd, kc->path, "cgroup.max.descendants", &kc->max_descendants);
+        r = read_limit(root_fd, ".", "cgroup.max.descendants", &kc->max_descendants);
         if (r < 0)
                 return r;
 
-        r = cgfs_read(root_fd, kc->path, "debug.masks", &kc->debug_masks);
+        r = cgfs_read(root_fd, ".", "debug.masks", &kc->debug_masks);
         if (r == -ENOENT)
                 kc->debug_masks = NULL;
         else if (r < 0)

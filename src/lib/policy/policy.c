@@ -495,6 +495,12 @@ static int check_reached(Planner *p) {
         return p->oom ? -ENOMEM : 0;
 }
 
+static int cmp_desired_path(const void *a, const void *b) {
+        const DesiredCgroup *x = *(const DesiredCgroup *const *) a, *y = *(const DesiredCgroup *const *) b;
+        int c = strcmp(strempty(x->path), strempty(y->path));
+        return c ? c : (x < y ? -1 : x > y);
+}
+
 static int check_desired(Planner *p) {
         for (size_t i = 0; i < p->n_want; i++) {
                 const DesiredCgroup *d = &p->want[i];
@@ -512,9 +518,20 @@ static int check_desired(Planner *p) {
                 if (streq(d->path, "/") && (d->ctl_enable | d->ctl_bypass))
                         add_error(p, d->ctl_origin.file ? d->ctl_origin : d->origin,
                                   "/: the root cgroup has no parent to bypass controllers for it");
-                for (size_t j = 0; j < i; j++)
-                        if (streq(p->want[j].path, d->path))
-                                add_error(p, d->origin, "%s: described twice", d->path);
+        }
+
+        /* duplicates: sorted by path (then index), so twins are neighbours; O(n log n) */
+        if (p->n_want > 1) {
+                const DesiredCgroup **sorted = malloc(p->n_want * sizeof(DesiredCgroup *));
+                if (!sorted)
+                        return -ENOMEM;
+                for (size_t i = 0; i < p->n_want; i++)
+                        sorted[i] = &p->want[i];
+                qsort(sorted, p->n_want, sizeof(DesiredCgroup *), cmp_desired_path);
+                for (size_t i = 1; i < p->n_want; i++)
+                        if (sorted[i]->path && sorted[i - 1]->path && streq(sorted[i]->path, sorted[i - 1]->path))
+                                add_error(p, sorted[i]->origin, "%s: described twice", sorted[i]->path);
+                free(sorted);
         }
         return p->oom ? -ENOMEM : 0;
 }
