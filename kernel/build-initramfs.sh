@@ -191,7 +191,7 @@ RESULT=/dev/ttyS1
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
-mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+grep -q ' /dev ' /proc/mounts || mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/dbus /dev/pts /dev/shm

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgbypass/strbuf.h"
+#include "cgbypass/trace.h"
+#include "trace-internal.h"
+
+static const char *const op_names[_TRACE_OP_MAX] = {
+        [TRACE_MKDIR] = "mkdir",
+        [TRACE_RMDIR] = "rmdir",
+        [TRACE_WRITE] = "write",
+        [TRACE_READ] = "read",
+        [TRACE_EXISTS] = "exists",
+        [TRACE_SPAWN] = "spawn",
+        [TRACE_MOVE] = "move",
+        [TRACE_KILL] = "kill",
+        [TRACE_TREE] = "tree",
+};
+
+/* The fields after the operation name; write's CONTENT is extra. */
+static const char *const op_usage[_TRACE_OP_MAX] = {
+        [TRACE_MKDIR] = "PATH",
+        [TRACE_RMDIR] = "PATH",
+        [TRACE_WRITE] = "PATH FILE [CONTENT]",
+        [TRACE_READ] = "PATH FILE",
+        [TRACE_EXISTS] = "PATH FILE",
+        [TRACE_SPAWN] = "LABEL PATH",
+        [TRACE_MOVE] = "LABEL PATH",
+        [TRACE_KILL] = "LABEL",
+        [TRACE_TREE] = "CONTROLLER",
+};
+
+static const unsigned op_nfields[_TRACE_OP_MAX] = {
+        [TRACE_MKDIR] = 1,
+        [TRACE_RMDIR] = 1,
+        [TRACE_WRITE] = 2,
+        [TRACE_READ] = 2,
+        [TRACE_EXISTS] = 2,
+        [TRACE_SPAWN] = 2,
+        [TRACE_MOVE] = 2,
+        [TRACE_KILL] = 1,
+        [TRACE_TREE] = 1,
+};
+
+const char *trace_op_type_to_string(TraceOpType t) {
+        if (t < 0 || t >= _TRACE_OP_MAX)
+                return NULL;
+        return op_names[t];
+}
+
+char *trace_strdupf(const char *fmt, ...) {
+        va_list ap;
+        char *s;
+
+        va_start(ap, fmt);
+        int r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        return r < 0 ? NULL : s;
+}
+
+static void trace_op_done(TraceOp *op) {
+        free(op->path);
+        free(op->file);
+        free(op->content);
+        free(op->label);
+        free(op->text);
+}
+
+Trace *trace_free(Trace *t) {
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < t->n_ops; i++)
+                trace_op_done(&t->ops[i]);
+        free(t->ops);
+        free(t->name);
+        free(t);
+        return NULL;
+}
+
+/*
+ * Paths must be spelled the one way both runners resolve alike: the kernel
+ * runner would follow "..", "//" or a leading "/" where the model refuses
+ * them, so such a trace is malformed rather than a difference.
+ */
+static const char *path_problem(const char *p) {
+        if (streq(p, "."))
+                return NULL;
+        if (*p == '/')
+                return "paths are relative to the cgroup root";
+        for (const char *s = p;;) {
+                size_t n = strcspn(s, "/");
+                if (n == 0)
+                        return "empty path component";
+                if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+                        return "'.' and '..' are only allowed as the whole path '.'";
+                if (!s[n])
+                        return NULL;
+                s += n + 1;
+        }
+}
+
+static const char *file_problem(const char *f) {
+        if (strchr(f, '/'))
+                return "a file name has no '/'";
+        if (streq(f, ".") || streq(f, ".."))
+                return "not a file name";
+        return NULL;
+}
+
+typedef struct Parser {
+        const char *name;
+        unsigned line;
+        char *msg;
+} Parser;
+
+static int parser_fail(Parser *p, const char *fmt, ...) _printf_(2, 3);
+static int parser_fail(Parser *p, const char *fmt, ...) {
+        _cleanup_free_ char *reason = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        int r = vasprintf(&reason, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                reason = NULL;
+                return -ENOMEM;
+        }
+        free(p->msg);
+        p->msg = trace_strdupf("%s:%u: %s", p->name, p->line, reason);
+        return p->msg ? -EBADMSG : -ENOMEM;
+}
+
+static bool label_spawned_before(const Trace *t, const char *label) {
+        for (size_t i = 0; i < t->n_ops; i++)
+                if (t->ops[i].type == TRACE_SPAWN && streq(t->ops[i].label, label))
+                        return true;
+        return false;
+}
+
+/* @s: one line without its newline, after leading blanks */
+static int parse_op(Parser *p, const Trace *t, const char *s, TraceOp *op) {
+        char *fields[2] = {};
+        const char *rest;
+        size_t n = strcspn(s, " ");
+        int r;
+
+        _cleanup_free_ char *opname = strndup(s, n);
+        if (!opname)
+                return -ENOMEM;
+        rest = s[n] ? s + n + 1 : NULL;
+
+        op->type = _TRACE_OP_INVALID;
+        for (TraceOpType i = 0; i < _TRACE_OP_MAX; i++)
+                if (streq(opname, op_names[i]))
+                        op->type = i;
+        if (op->type < 0)
+                return parser_fail(p, "unknown operation '%s'", opname);
+
+        unsigned want = op_nfields[op->type];
+        for (unsigned i = 0; i < want; i++) {
+                if (!rest) {
+                        r = parser_fail(p, "'%s' needs %s", opname, op_usage[op->type]);
+                        goto fail;
+                }
+                n = strcspn(rest, " ");
+                if (n == 0) {
+                        r = parser_fail(p, "empty field in '%s' (fields are separated by single spaces)", opname);
+                        goto fail;
+                }
+                fields[i] = strndup(rest, n);
+                if (!fields[i]) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                rest = rest[n] ? rest + n + 1 : NULL;
+        }
+
+        if (op->type == TRACE_WRITE) {
+                /* CONTENT is the rest of the line; absent means an empty write(2) */
+                op->content = strdup(rest ?: "");
+                if (!op->content) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+        } else if (rest) {
+                r = parser_fail(p, "'%s' takes %s, then nothing", opname, op_usage[op->type]);
+                goto fail;
+        }
+
+        switch (op->type) {
+        case TRACE_MKDIR:
+        case TRACE_RMDIR:
+                op->path = TAKE_PTR(fields[0]);
+                break;
+        case TRACE_WRITE:
+        case TRACE_READ:
+        case TRACE_EXISTS:
+                op->path = TAKE_PTR(fields[0]);
+                op->file = TAKE_PTR(fields[1]);
+                break;
+        case TRACE_SPAWN:
+        case TRACE_MOVE:
+                op->label = TAKE_PTR(fields[0]);
+                op->path = TAKE_PTR(fields[1]);
+                break;
+        case TRACE_KILL:
+                op->label = TAKE_PTR(fields[0]);
+                break;
+        case TRACE_TREE:
+                op->controller = controller_from_string(fields[0]);
+                if (op->controller < 0) {
+                        r = parser_fail(p, "unknown controller '%s'", fields[0]);
+                        goto fail;
+                }
+                break;
+        default:
+                break;
+        }
+
+        const char *why;
+        if (op->path && (why = path_problem(op->path))) {
+                r = parser_fail(p, "bad path '%s': %s", op->path, why);
+                goto fail;
+        }
+        if (op->file && (why = file_problem(op->file))) {
+                r = parser_fail(p, "bad file name '%s': %s", op->file, why);
+                goto fail;
+        }
+        if ((op->type == TRACE_MOVE || op->type == TRACE_KILL) && !label_spawned_before(t, op->label)) {
+                r = parser_fail(p, "'%s' of unknown label '%s' (no earlier spawn)", opname, op->label);
+                goto fail;
+        }
+        r = 0;
+
+fail:
+        free(fields[0]);
+        free(fields[1]);
+        return r;
+}
+
+int trace_parse(const char *text, const char *name, Trace **ret, char **reterr_msg) {
+        _cleanup_(trace_freep) Trace *t = NULL;
+        Parser p = { .name = name };
+        size_t cap = 0;
+        int r;
+
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        t->name = strdup(name);
+        if (!t->name)
+                return -ENOMEM;
+
+        for (const char *s = text; *s;) {
+                size_t len = strcspn(s, "\n");
+                _cleanup_free_ char *line = strndup(s, len);
+                if (!line)
+                        return -ENOMEM;
+                s += len + (s[len] == '\n');
+                p.line++;
+
+                const char *b = line + strspn(line, " \t");
+                if (!*b || *b == '#')
+                        continue;
+
+                if (t->n_ops == cap) {
+                        cap = cap ? cap * 2 : 32;
+                        TraceOp *ops = reallocarray(t->ops, cap, sizeof(TraceOp));
+                        if (!ops)
+                                return -ENOMEM;
+                        t->ops = ops;
+                }
+                TraceOp *op = &t->ops[t->n_ops];
+                *op = (TraceOp) { .line = p.line };
+                r = parse_op(&p, t, b, op);
+                if (r < 0) {
+                        trace_op_done(op);
+                        if (r == -EBADMSG && reterr_msg)
+                                *reterr_msg = TAKE_PTR(p.msg);
+                        free(p.msg);
+                        return r;
+                }
+                op->text = TAKE_PTR(line);
+                t->n_ops++;
+        }
+
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+int trace_read_file(const char *path, char **ret) {
+        _cleanup_close_ int fd = -1;
+        StrBuf b = STRBUF_INIT;
+        char buf[4096];
+
+        if (streq(path, "-"))
+                fd = dup(STDIN_FILENO);
+        else
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        int r = -errno;
+                        strbuf_done(&b);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                if (memchr(buf, '\0', (size_t) n)) {
+                        strbuf_done(&b);
+                        return -EBADMSG;
+                }
+                strbuf_append_n(&b, buf, (size_t) n);
+        }
+        return strbuf_steal(&b, ret);
+}

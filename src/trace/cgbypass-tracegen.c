@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgbypass/trace.h"
+
+#define PROG "cgbypass-tracegen"
+
+static void help(void) {
+        printf("Usage:\n"
+               "  " PROG " --seed N --length N [--rules bypass|stock] [--controllers LIST] [--nonroot]\n"
+               "  " PROG " --seed N --length N [...] --count N --out-dir DIR\n"
+               "  " PROG " --help | --version\n"
+               "\n"
+               "Print a random cgroup operation trace (shared/design/trace-format.md) for\n"
+               "cgbypass-trace and cgbypass-conform. The same arguments give the same text on\n"
+               "every machine. The generator runs the trace on the model of RULES while it\n"
+               "writes it, to steer toward states where the cgroup rules interact and to keep\n"
+               "the trace well-formed for that rule set.\n"
+               "\n"
+               "Options:\n"
+               "  --seed N            the seed (0 to 2^64-1)\n"
+               "  --length N          operations per trace\n"
+               "  --rules RULES       bypass (default) or stock\n"
+               "  --controllers LIST  the kernel's controllers (default: the VM kernel's\n"
+               "                      cpuset,cpu,io,memory,hugetlb,pids,rdma,misc,perf_event,debug)\n"
+               "  --nonroot           for cgbypass-trace --model --nonroot ('.' below the root)\n"
+               "  --count N           write N traces, seeds N, N+1, ... (needs --out-dir)\n"
+               "  --out-dir DIR       where --count writes gen-SEED.trace files\n"
+               "  -h, --help          show this help\n"
+               "  --version           show the version\n"
+               "\n"
+               "Trace i of --count has the seed --seed + i, so one trace of a batch can be\n"
+               "regenerated alone.\n"
+               "\n"
+               "Exit status: 0 on success, 1 on failure, 2 for bad usage.\n"
+               "\n"
+               "Example:\n"
+               "  " PROG " --seed 7 --length 40 | cgbypass-trace --model -\n");
+}
+
+static int usage_error(const char *fmt, ...) _printf_(1, 2);
+static int usage_error(const char *fmt, ...) {
+        va_list ap;
+
+        fputs(PROG ": ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputs(" (see --help)\n", stderr);
+        return 2;
+}
+
+static int parse_u64(const char *s, uint64_t *ret) {
+        char *end;
+
+        if (!*s || *s == '-')
+                return -EINVAL;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 0);
+        if (errno || *end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static int write_file(const char *path, const char *text) {
+        _cleanup_fclose_ FILE *f = fopen(path, "we");
+
+        if (!f)
+                return -errno;
+        if (fputs(text, f) == EOF || fflush(f) == EOF)
+                return -errno ?: -EIO;
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        enum {
+                ARG_SEED = 0x100, ARG_LENGTH, ARG_RULES, ARG_CONTROLLERS, ARG_NONROOT, ARG_COUNT, ARG_OUT_DIR,
+                ARG_VERSION,
+        };
+        static const struct option options[] = {
+                { "seed", required_argument, NULL, ARG_SEED },
+                { "length", required_argument, NULL, ARG_LENGTH },
+                { "rules", required_argument, NULL, ARG_RULES },
+                { "controllers", required_argument, NULL, ARG_CONTROLLERS },
+                { "nonroot", no_argument, NULL, ARG_NONROOT },
+                { "count", required_argument, NULL, ARG_COUNT },
+                { "out-dir", required_argument, NULL, ARG_OUT_DIR },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {}
+        };
+        uint64_t seed = 0, length = 0, count = 0;
+        bool have_seed = false, have_count = false;
+        TraceModelOptions mo = { .rules = RULES_BYPASS, .builtin = CGMASK_VM_KERNEL };
+        const char *out_dir = NULL;
+        int c, r;
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                switch (c) {
+                case ARG_SEED:
+                        if (parse_u64(optarg, &seed) < 0)
+                                return usage_error("bad --seed '%s'", optarg);
+                        have_seed = true;
+                        break;
+                case ARG_LENGTH:
+                        if (parse_u64(optarg, &length) < 0 || length == 0 || length > 100000)
+                                return usage_error("bad --length '%s' (1 to 100000)", optarg);
+                        break;
+                case ARG_COUNT:
+                        if (parse_u64(optarg, &count) < 0 || count == 0 || count > 10000000)
+                                return usage_error("bad --count '%s'", optarg);
+                        have_count = true;
+                        break;
+                case ARG_RULES:
+                        mo.rules = rules_from_string(optarg);
+                        if (mo.rules < 0)
+                                return usage_error("unknown rule set '%s' (bypass or stock)", optarg);
+                        break;
+                case ARG_CONTROLLERS: {
+                        _cleanup_free_ char *bad = NULL;
+                        r = controller_mask_from_list(optarg, &mo.builtin, &bad);
+                        if (r < 0)
+                                return usage_error("unknown controller '%s' in --controllers", strempty(bad));
+                        break;
+                }
+                case ARG_NONROOT:
+                        mo.nonroot = true;
+                        break;
+                case ARG_OUT_DIR:
+                        out_dir = optarg;
+                        break;
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf(PROG " " PROJECT_VERSION "\n");
+                        return 0;
+                default:
+                        return usage_error("unknown option or missing argument in '%s'", argv[optind - 1]);
+                }
+        }
+        if (optind < argc)
+                return usage_error("unexpected argument '%s'", argv[optind]);
+        if (!have_seed || length == 0)
+                return usage_error("--seed and --length are required");
+        if (have_count != !!out_dir)
+                return usage_error("--count and --out-dir go together");
+
+        if (!have_count) {
+                _cleanup_free_ char *text = NULL;
+                r = trace_generate(seed, (unsigned) length, &mo, &text);
+                if (r < 0) {
+                        fprintf(stderr, PROG ": Failed to generate a trace: %s\n", strerror(-r));
+                        return 1;
+                }
+                fputs(text, stdout);
+                return fflush(stdout) == EOF ? 1 : 0;
+        }
+
+        if (mkdir(out_dir, 0755) < 0 && errno != EEXIST) {
+                fprintf(stderr, PROG ": Failed to create '%s': %m\n", out_dir);
+                return 1;
+        }
+        for (uint64_t i = 0; i < count; i++) {
+                _cleanup_free_ char *text = NULL, *path = NULL;
+                r = trace_generate(seed + i, (unsigned) length, &mo, &text);
+                if (r < 0) {
+                        fprintf(stderr, PROG ": Failed to generate a trace: %s\n", strerror(-r));
+                        return 1;
+                }
+                if (asprintf(&path, "%s/gen-%" PRIu64 ".trace", out_dir, seed + i) < 0) {
+                        path = NULL;
+                        fprintf(stderr, PROG ": Out of memory\n");
+                        return 1;
+                }
+                r = write_file(path, text);
+                if (r < 0) {
+                        fprintf(stderr, PROG ": Failed to write '%s': %s\n", path, strerror(-r));
+                        return 1;
+                }
+        }
+        return 0;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The whole test suite, as CI runs it (.ci/run calls this and nothing else).
+#
+#  1. installs what the tests need (tools/deps.sh test; apt-get as root)
+#  2. builds twice: build/ (plain) and build-asan/ (-Db_sanitize=address,undefined)
+#  3. builds the VM kernels, patched and stock (kernel/build-kernel.sh; cached
+#     in $CGB_KERNEL_CACHE, default /var/cache/cgbypassd-kernel)
+#  4. runs every meson test in build/, then every test but the VM ones in
+#     build-asan/ (the VM runs build/'s binaries; sanitizers add nothing there)
+#  5. ends with one line "N passed, N failed" over both runs
+#
+# usage: tools/run-tests.sh [--no-kernel] [MESON-TEST-ARGS...]
+#   --no-kernel   skip building the kernels; the VM tests then fail and say why
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+
+build_kernel=1
+if [ "${1:-}" = "--no-kernel" ]; then
+	build_kernel=0
+	shift
+elif [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+fi
+
+tools/deps.sh test
+
+setup() {
+	local dir=$1
+	shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+	meson compile -C "$dir" >/dev/null
+}
+
+echo "== build (plain, ASan+UBSan)"
+setup build
+setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+
+if [ $build_kernel -eq 1 ]; then
+	echo "== VM kernels (cached; a cold build takes several minutes)"
+	start=$(date +%s)
+	CGB_KERNEL_PATCHED=$(kernel/build-kernel.sh patched | tail -n 1)
+	CGB_KERNEL_STOCK=$(kernel/build-kernel.sh stock | tail -n 1)
+	export CGB_KERNEL_PATCHED CGB_KERNEL_STOCK
+	echo "   patched: $CGB_KERNEL_PATCHED"
+	echo "   stock:   $CGB_KERNEL_STOCK ($(($(date +%s) - start)) s)"
+fi
+
+status=0
+echo "== meson test (build/)"
+meson test -C build --print-errorlogs "$@" || status=1
+echo "== meson test (build-asan/, ASan+UBSan)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	meson test -C build-asan --print-errorlogs --no-suite kernel "$@" || status=1
+
+# meson prints per-test lines; CI reads this closing line
+python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+exit $status
