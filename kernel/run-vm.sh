@@ -164,6 +164,10 @@ if [[ $last =~ ^${TRAILER_PREFIX}\ ([0-9]+)@@$ ]] &&
 fi
 
 if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
+    if [ "$RAW" = 1 ] && [ -s "$RESULT" ]; then
+        echo "${0##*/}: the command's output until then:" >&2
+        tail -c 20000 "$RESULT" | sed 's/^/    /' >&2
+    fi
     show_console "the VM did not finish within $TIMEOUT s"
     exit 124
 fi

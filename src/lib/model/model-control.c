@@ -233,7 +233,19 @@ int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reaso
                         return 0;
 
                 /* no change of state while a child enables, bypasses or re-enabled it */
-                if ((enable | bypass | disable) & children_subtree_mask(c, true)) {
+                CgMask child_enable = children_subtree_mask(c, true);
+                if ((enable | bypass | disable) & child_enable) {
+                        reason_set(reterr_reason, REASON_CHILD_USES_IT);
+                        return -EBUSY;
+                }
+
+                /*
+                 * Decision (j): nor may a controller that only depends_on kept in
+                 * subtree_ss_mask go, while a child uses it (kernel/patches/0011).
+                 */
+                CgMask new_ss = calc_subtree_ss_mask(h, (c->subtree_control | enable) & ~(bypass | disable),
+                                                     cg_ss_mask(h, c, true));
+                if (c->subtree_ss_mask & ~new_ss & child_enable) {
                         reason_set(reterr_reason, REASON_CHILD_USES_IT);
                         return -EBUSY;
                 }
