@@ -91,6 +91,7 @@ typedef struct TraceModelOptions {
         RuleSet rules;
         CgMask builtin;         /* controllers the modeled kernel has (CGMASK_VM_KERNEL) */
         bool nonroot;           /* "." is /cgb, whose parent enables every controller it can */
+        bool settled;           /* the root's masks were propagated once (hierarchy_settle_root()) */
 } TraceModelOptions;
 
 /* The name of the cgroup that is "." with TraceModelOptions.nonroot. */
@@ -132,6 +133,23 @@ int trace_run_kernel(const Trace *t, const char *dir, FILE *out, char **reterr_m
 
 /* The signal that made the last trace_run_kernel() return -EINTR, or 0. */
 int trace_kernel_caught_signal(void);
+
+/**
+ * trace_kernel_root_settled() - whether a kernel's cgroup2 root has propagated
+ *                               its masks (see hierarchy_settle_root())
+ * @dir: the directory trace_run_kernel() would run on
+ *
+ * A freshly booted kernel has not: until the root's first effective
+ * cgroup.subtree_control write its subtree_ss_mask is empty and new cgroups
+ * get no implicit csses. Any kernel that has run a trace that changed the
+ * root has, for good. Decided by the root's debug.masks; without the debug
+ * controller (where the difference cannot be seen anyway) by whether the
+ * root's cgroup.subtree_control names anything. A @dir below the root counts
+ * as settled, as the --nonroot model is.
+ *
+ * Return: 1 settled, 0 not, or a negative errno when @dir cannot be read.
+ */
+int trace_kernel_root_settled(const char *dir);
 
 /**
  * trace_tree_from_csses() - render a controller's effective tree from the

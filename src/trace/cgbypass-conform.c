@@ -22,13 +22,15 @@
 static void help(void) {
         printf("Usage:\n"
                "  " PROG " --kernel DIR --rules bypass|stock [--controllers LIST] [--nonroot]\n"
-               "  " "                 [--seed S --count N --length L] [--no-shrink] [TRACE...]\n"
+               "  " "                 [--seed S --count N --length L] [--no-shrink] [--verbose] [TRACE...]\n"
                "  " PROG " --help | --version\n"
                "\n"
                "For every TRACE file and every generated trace, run it on a fresh model\n"
                "(cgbypass-trace --model) and on the cgroup2 directory DIR (cgbypass-trace\n"
                "--kernel, which cleans up after every trace) and compare the outputs byte for\n"
                "byte, together with the exit status and diagnostics of a malformed run.\n"
+               "The model starts settled (cgbypass-trace --settled) when the kernel's root has\n"
+               "already propagated its masks, as after the first trace of a boot.\n"
                "A mismatch is shrunk automatically (delta debugging over the operation lines,\n"
                "skipping candidates that are malformed on the model) and printed: the minimal\n"
                "trace and both outputs.\n"
@@ -44,6 +46,7 @@ static void help(void) {
                "  --count N           generate N traces, seeds S to S+N-1 (default 0)\n"
                "  --length L          operations per generated trace (default 60)\n"
                "  --no-shrink         report mismatches as they are\n"
+               "  --verbose           print 'RUN NAME' before each trace (to find a trace that hangs)\n"
                "  -h, --help          show this help\n"
                "  --version           show the version\n"
                "\n"
@@ -86,6 +89,7 @@ typedef struct Config {
         const char *dir;
         TraceModelOptions model;
         bool shrink;
+        bool verbose;
 } Config;
 
 typedef struct RunResult {
@@ -111,8 +115,16 @@ static int run_one(const Config *cfg, const Trace *t, bool kernel, RunResult *re
         *res = (RunResult) {};
         if (kernel)
                 r = trace_run_kernel(t, cfg->dir, f, &res->msg);
-        else
-                r = trace_run_model(t, &cfg->model, f, &res->msg);
+        else {
+                /*
+                 * Only the first trace of a boot meets a root that has never
+                 * propagated its masks; the model must start the way the
+                 * kernel is now (the kernel runs right after the model).
+                 */
+                TraceModelOptions o = cfg->model;
+                o.settled = trace_kernel_root_settled(cfg->dir) > 0;
+                r = trace_run_model(t, &o, f, &res->msg);
+        }
         if (fclose(f) == EOF) {
                 free(buf);
                 return -ENOMEM;
@@ -249,6 +261,11 @@ static int check_trace(const Config *cfg, const char *text, const char *name) {
         RunResult rm = {}, rk = {};
         int r;
 
+        if (cfg->verbose) {
+                /* before running: a kernel that hangs shows which trace did it */
+                printf("RUN %s\n", name);
+                (void) fflush(stdout);
+        }
         r = trace_parse(text, name, &t, &msg);
         if (r == -EBADMSG) {
                 printf("FAIL %s: malformed trace: %s\n", name, msg);
@@ -324,7 +341,7 @@ static int parse_u64(const char *s, uint64_t *ret) {
 int main(int argc, char *argv[]) {
         enum {
                 ARG_KERNEL = 0x100, ARG_RULES, ARG_CONTROLLERS, ARG_NONROOT, ARG_SEED, ARG_COUNT, ARG_LENGTH,
-                ARG_NO_SHRINK, ARG_VERSION,
+                ARG_NO_SHRINK, ARG_VERBOSE, ARG_VERSION,
         };
         static const struct option options[] = {
                 { "kernel", required_argument, NULL, ARG_KERNEL },
@@ -335,6 +352,7 @@ int main(int argc, char *argv[]) {
                 { "count", required_argument, NULL, ARG_COUNT },
                 { "length", required_argument, NULL, ARG_LENGTH },
                 { "no-shrink", no_argument, NULL, ARG_NO_SHRINK },
+                { "verbose", no_argument, NULL, ARG_VERBOSE },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -381,6 +399,9 @@ int main(int argc, char *argv[]) {
                         break;
                 case ARG_NO_SHRINK:
                         cfg.shrink = false;
+                        break;
+                case ARG_VERBOSE:
+                        cfg.verbose = true;
                         break;
                 case 'h':
                         help();

@@ -19,7 +19,7 @@ enum {
 
 static void help(void) {
         printf("Usage:\n"
-               "  " PROG " --model [--rules bypass|stock] [--controllers LIST] [--nonroot] TRACE\n"
+               "  " PROG " --model [--rules bypass|stock] [--controllers LIST] [--nonroot] [--settled] TRACE\n"
                "  " PROG " --kernel DIR TRACE\n"
                "  " PROG " --help | --version\n"
                "\n"
@@ -36,6 +36,10 @@ static void help(void) {
                "                      cpuset,cpu,io,memory,hugetlb,pids,rdma,misc,perf_event,debug)\n"
                "  --nonroot           '.' is a child of the modeled root, which enables every\n"
                "                      controller it can for it (compare with a scratch cgroup)\n"
+               "  --settled           start after the root's first effective cgroup.subtree_control\n"
+               "                      write, like a kernel that ran earlier traces (a fresh boot\n"
+               "                      gives no implicit perf_event/debug csses below the root\n"
+               "                      before it)\n"
                "  --kernel DIR        run on the cgroup2 directory DIR ('.' = DIR); afterwards kill\n"
                "                      the trace's processes, remove the cgroups it left and restore\n"
                "                      DIR's cgroup.subtree_control, cgroup.max.depth and\n"
@@ -85,13 +89,16 @@ static int usage_error(const char *fmt, ...) {
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_MODEL = 0x100, ARG_KERNEL, ARG_RULES, ARG_CONTROLLERS, ARG_NONROOT, ARG_VERSION };
+        enum {
+                ARG_MODEL = 0x100, ARG_KERNEL, ARG_RULES, ARG_CONTROLLERS, ARG_NONROOT, ARG_SETTLED, ARG_VERSION,
+        };
         static const struct option options[] = {
                 { "model", no_argument, NULL, ARG_MODEL },
                 { "kernel", required_argument, NULL, ARG_KERNEL },
                 { "rules", required_argument, NULL, ARG_RULES },
                 { "controllers", required_argument, NULL, ARG_CONTROLLERS },
                 { "nonroot", no_argument, NULL, ARG_NONROOT },
+                { "settled", no_argument, NULL, ARG_SETTLED },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -132,6 +139,10 @@ int main(int argc, char *argv[]) {
                         mo.nonroot = true;
                         model_only = true;
                         break;
+                case ARG_SETTLED:
+                        mo.settled = true;
+                        model_only = true;
+                        break;
                 case 'h':
                         help();
                         return EXIT_OK;
@@ -150,7 +161,7 @@ int main(int argc, char *argv[]) {
         if (model == !!kernel_dir)
                 return usage_error("give exactly one of --model and --kernel DIR");
         if (kernel_dir && model_only)
-                return usage_error("--rules, --controllers and --nonroot go with --model only");
+                return usage_error("--rules, --controllers, --nonroot and --settled go with --model only");
         if (optind >= argc)
                 return usage_error("no TRACE given");
         if (optind + 1 < argc)

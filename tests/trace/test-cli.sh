@@ -32,7 +32,7 @@ expect() {
 
 printf 'mkdir A\nread . cgroup.controllers\n' >"$tmp/ok.trace"
 
-echo "1..35"
+echo "1..38"
 for p in "$trace" "$gen" "$conform"; do
 	b=$(basename "$p")
 	expect "$b --help" 0 "^Usage:" 0 -- "$p" --help
@@ -55,6 +55,10 @@ expect "trace: DIR missing" 1 "" 1 -- "$trace" --kernel "$tmp/missing" "$tmp/ok.
 expect "trace: DIR not cgroup2" 1 "" 1 -- "$trace" --kernel "$tmp" "$tmp/ok.trace"
 expect "trace: runs" 0 "^2 = cpuset cpu io memory hugetlb pids rdma misc\$" 0 -- \
 	"$trace" --model --rules stock "$tmp/ok.trace"
+printf 'mkdir A\nexists A debug.masks\n' >"$tmp/cold.trace"
+expect "trace: a fresh root gives no implicit csses" 0 "^2 = no\$" 0 -- "$trace" --model "$tmp/cold.trace"
+expect "trace: --settled" 0 "^2 = yes\$" 0 -- "$trace" --model --settled "$tmp/cold.trace"
+expect "trace: --settled with --kernel" 2 "" 1 -- "$trace" --kernel /sys/fs/cgroup --settled "$tmp/ok.trace"
 expect "trace: --controllers" 0 "^2 = io memory\$" 0 -- \
 	"$trace" --model --controllers memory,io,perf_event "$tmp/ok.trace"
 expect "tracegen: no seed" 2 "" 1 -- "$gen" --length 5

@@ -598,43 +598,31 @@ static int kernel_cleanup(KernelRun *k, char **reterr_msg) {
         return ret;
 }
 
-/*
- * A freshly booted cgroup2-only kernel has never run cgroup_propagate_control()
- * on its root: cgroup_setup_root() runs before any controller is in
- * subsys_mask, and only a root cgroup.subtree_control write that changes
- * something (or a v1 mount stealing a controller, rebind_subsystems())
- * computes the root's subtree_ss_mask. Until then the root's children get no
- * css of the implicit controllers (perf_event, debug: no debug.* files). The
- * model, like any system whose init touched the root, starts with the masks
- * propagated, so do that here: enable and disable one controller the root
- * offers. Harmless when already done.
- */
-static int kernel_prime_root(int dirfd) {
-        _cleanup_free_ char *sc = NULL, *ctrls = NULL, *on = NULL, *off = NULL;
+int trace_kernel_root_settled(const char *dir) {
+        _cleanup_close_ int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_free_ char *masks = NULL, *sc = NULL;
         struct stat st;
         int r;
 
-        if (fstatat(dirfd, "cgroup.type", &st, 0) >= 0 || errno != ENOENT)
-                return 0;       /* not the root of the hierarchy */
+        if (dirfd < 0)
+                return -errno;
+        /* not the root: its parent has enabled something, as the --nonroot model's has */
+        if (fstatat(dirfd, "cgroup.type", &st, 0) >= 0)
+                return 1;
+        r = read_at(dirfd, "debug.masks", &masks);
+        if (r >= 0) {
+                /* kernel/cgroup/debug.c: "%-17s: " then the names; cgroup_debug makes debug implicit */
+                const char *p = strstr(masks, "subtree_ss_mask");
+                if (!p || !(p = strchr(p, ':')))
+                        return -EBADMSG;
+                return p[1] == ' ' && p[2] != '\n' && p[2] != '\0';
+        }
+        if (r != -ENOENT)
+                return r;
         r = read_at(dirfd, "cgroup.subtree_control", &sc);
         if (r < 0)
                 return r;
-        if (!streq(sc, "") && !streq(sc, "\n"))
-                return 0;       /* a write enabled something: propagated */
-        r = read_at(dirfd, "cgroup.controllers", &ctrls);
-        if (r < 0)
-                return r;
-        size_t n = strcspn(ctrls, " \n");
-        if (n == 0)
-                return 0;
-        on = trace_strdupf("+%.*s", (int) n, ctrls);
-        off = trace_strdupf("-%.*s", (int) n, ctrls);
-        if (!on || !off)
-                return -ENOMEM;
-        r = write_at(dirfd, "cgroup.subtree_control", on);
-        if (r < 0)
-                return r;
-        return write_at(dirfd, "cgroup.subtree_control", off);
+        return !streq(sc, "") && !streq(sc, "\n");
 }
 
 int trace_run_kernel(const Trace *t, const char *dir, FILE *out, char **reterr_msg) {
@@ -665,11 +653,6 @@ int trace_run_kernel(const Trace *t, const char *dir, FILE *out, char **reterr_m
         r = read_at(k.dirfd, "cgroup.subtree_control", &k.saved_subtree_control);
         if (r < 0) {
                 msg = trace_strdupf("Failed to read '%s/cgroup.subtree_control': %s", dir, strerror(-r));
-                goto out_nocleanup;
-        }
-        r = kernel_prime_root(k.dirfd);
-        if (r < 0) {
-                msg = trace_strdupf("Failed to prime the root's controller masks in '%s': %s", dir, strerror(-r));
                 goto out_nocleanup;
         }
         if (read_at(k.dirfd, "cgroup.max.depth", &k.saved_max_depth) >= 0)

@@ -248,6 +248,8 @@ int trace_model_hierarchy_new(const TraceModelOptions *opts, Hierarchy **ret, ch
                         *reterr_msg = trace_strdupf("Failed to create the model: %s", strerror(-r));
                 return r;
         }
+        if (opts->settled)
+                hierarchy_settle_root(h);
         if (opts->nonroot) {
                 _cleanup_free_ char *msg = NULL;
                 r = model_setup_nonroot(h, &msg);
