@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "bus-manager.h"
 #include "cgbypass/log.h"
 #include "manager.h"
 
@@ -23,6 +24,13 @@ static void help(void) {
                "controllers' bypass mode (a '#name' in cgroup.subtree_control, '+name' in a\n"
                "child's cgroup.controllers), and let delegated owners switch controllers\n"
                "through the org.cgbypass1 D-Bus service.\n"
+               "\n"
+               "Without a mode, cgbypassd applies the configuration (keeping the changes\n"
+               "clients made, which it records in the state directory), then serves\n"
+               "org.cgbypass1 on the bus: SIGHUP or the Reload method re-read the\n"
+               "configuration (a broken one is refused and the running state kept),\n"
+               "SIGTERM exits. Delegated owners switch their delegated controllers through\n"
+               "it; polkit decides for everyone else but root.\n"
                "\n"
                "Modes:\n"
                "      --check-config         Validate the configuration against the rules of the\n"
@@ -60,7 +68,7 @@ static void help(void) {
                "See cgbypassd(8) and cgbypassd.conf(5).\n");
 }
 
-static int parse_argv(int argc, char *argv[], Mode *mode, ManagerOptions *o, const char **bus) {
+static int parse_argv(int argc, char *argv[], Mode *mode, ManagerOptions *o) {
         enum {
                 ARG_CHECK_CONFIG = 0x100,
                 ARG_PLAN,
@@ -128,7 +136,7 @@ static int parse_argv(int argc, char *argv[], Mode *mode, ManagerOptions *o, con
                                 log_error("--bus takes 'system' or 'session', not '%s'.", optarg);
                                 return -EINVAL;
                         }
-                        *bus = optarg;
+                        o->bus = optarg;
                         break;
                 case ':':
                         log_error("Option '%s' needs an argument.", argv[optind - 1]);
@@ -195,22 +203,55 @@ static int run_offline(Mode mode, const ManagerOptions *o) {
         return 0;
 }
 
+/* Bring the hierarchy to the configuration (with the client changes kept), then serve. */
+static int run_service(const ManagerOptions *o) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        ConfigErrors errs = CONFIG_ERRORS_INIT;
+        size_t writes = 0;
+        int r;
+
+        r = manager_new(o, &m);
+        if (r < 0)
+                return log_oom();
+        r = manager_load_config(m, &errs);
+        if (r >= 0) {
+                r = manager_open_backend(m);
+                if (r < 0) {
+                        config_errors_done(&errs);
+                        return r;
+                }
+                (void) manager_log_drift(m);
+                r = manager_apply(m, &errs, &writes);
+        }
+        if (config_errors_count(&errs) > 0) {
+                for (size_t i = 0; i < config_errors_count(&errs); i++)
+                        log_error("%s", config_errors_get(&errs, i));
+                log_error("The configuration has %zu problem(s); nothing was changed.", config_errors_count(&errs));
+                config_errors_done(&errs);
+                return -EINVAL;
+        }
+        config_errors_done(&errs);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return r; /* logged */
+        log_info("Applied the configuration: %zu operation(s).", writes);
+        return manager_run_service(m);
+}
+
 int main(int argc, char *argv[]) {
-        ManagerOptions o = {};
+        ManagerOptions o = { .bus = "system" };
         Mode mode = MODE_SERVICE;
-        const char *bus = "system";
         int r;
 
         log_setup("cgbypassd");
-        r = parse_argv(argc, argv, &mode, &o, &bus);
+        r = parse_argv(argc, argv, &mode, &o);
         if (r <= 0)
                 return r < 0 ? 2 : 0;
 
-        if (mode == MODE_SERVICE) {
-                log_error("The D-Bus service is not part of this build yet; use --check-config, --plan "
-                          "or --apply-once.");
-                return 1;
-        }
-        r = run_offline(mode, &o);
+        if (mode == MODE_SERVICE)
+                r = run_service(&o);
+        else
+                r = run_offline(mode, &o);
         return r < 0 ? 1 : 0;
 }

@@ -1,11 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <systemd/sd-daemon.h>
+
+#include "cgbypass/bus-errors.h"
 #include "cgbypass/log.h"
+#include "cgbypass/strbuf.h"
+#include "delegation.h"
 #include "manager.h"
+#include "polkit.h"
+
+#define OBJECT_PATH "/org/cgbypass1"
+#define INTERFACE   "org.cgbypass1.Manager"
 
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        polkit_queries_free_all(m);
+        sd_bus_flush_close_unref(m->bus);
+        sd_event_unref(m->event);
         backend_free(m->backend);
+        client_changes_done(&m->changes);
         desired_set_done(&m->desired);
         config_free(m->config);
         free(m);
@@ -21,7 +34,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
         return 0;
 }
 
-int manager_load_config(Manager *m, ConfigErrors *errs) {
+int manager_read_config(Manager *m, Config **ret, DesiredSet *ret_desired, ConfigErrors *errs) {
         _cleanup_(config_freep) Config *c = NULL;
         DesiredSet d = {};
         size_t before = config_errors_count(errs);
@@ -45,10 +58,23 @@ int manager_load_config(Manager *m, ConfigErrors *errs) {
         r = desired_from_config(c, &d);
         if (r < 0)
                 return r;
+        *ret = TAKE_PTR(c);
+        *ret_desired = d;
+        return 0;
+}
+
+int manager_load_config(Manager *m, ConfigErrors *errs) {
+        DesiredSet d = {};
+        Config *c;
+        int r;
+
+        r = manager_read_config(m, &c, &d, errs);
+        if (r < 0)
+                return r;
         desired_set_done(&m->desired);
-        m->desired = d;
         config_free(m->config);
-        m->config = TAKE_PTR(c);
+        m->desired = d;
+        m->config = c;
         return 0;
 }
 
@@ -57,6 +83,29 @@ static void on_disagreement(const char *op, int kernel_result, int model_result,
                   "Please report this with the operation.",
                   op, kernel_result < 0 ? strerror(-kernel_result) : "success",
                   model_result < 0 ? strerror(-model_result) : "success");
+}
+
+static const char *state_dir(Manager *m) {
+        return m->config->daemon.state_directory;
+}
+
+static int load_client_changes(Manager *m) {
+        ClientChanges c = {};
+        int r;
+
+        r = client_changes_load(state_dir(m), &c);
+        if (r == -EBADMSG) {
+                /* the offline modes change nothing here: the next change of a client replaces it */
+                log_warning("'%s/%s' is malformed; going on without client changes.", state_dir(m),
+                            CLIENT_CHANGES_FILE_NAME);
+                return 0;
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the client changes in '%s': %m", state_dir(m));
+        (void) client_changes_prune(&c, m->config);
+        client_changes_done(&m->changes);
+        m->changes = c;
+        return 0;
 }
 
 int manager_open_backend(Manager *m) {
@@ -75,21 +124,252 @@ int manager_open_backend(Manager *m) {
         m->backend = b;
         log_debug("Using the %s backend on '%s'.", backend_type_to_string(backend_get_type(b)),
                   backend_get_root(b));
+        return load_client_changes(m);
+}
+
+/* ---- snapshots: which cgroups changed ---- */
+
+void snapshot_done(Snapshot *s) {
+        for (size_t i = 0; i < s->n; i++)
+                free(s->v[i].path);
+        free(s->v);
+        *s = (Snapshot) {};
+}
+
+static int snapshot_entry_cmp(const void *a, const void *b) {
+        return strcmp(((const SnapshotEntry *) a)->path, ((const SnapshotEntry *) b)->path);
+}
+
+int snapshot_take(const Hierarchy *h, Snapshot *ret) {
+        Cgroup *root = hierarchy_root(h);
+        Snapshot s = {};
+        int r;
+
+        s.v = calloc(hierarchy_count(h) + 1, sizeof(SnapshotEntry));
+        if (!s.v)
+                return -ENOMEM;
+        for (Cgroup *c = root; c; c = cgroup_next_descendant_pre(c, root)) {
+                SnapshotEntry *e = &s.v[s.n];
+
+                r = cgroup_path(c, &e->path);
+                if (r < 0) {
+                        snapshot_done(&s);
+                        return r;
+                }
+                s.n++;
+                e->controllers = cgroup_get_controllers(h, c);
+                e->bypassed = cgroup_get_bypassed(h, c);
+                e->subtree_control = cgroup_get_subtree_control(c);
+                e->subtree_bypass = cgroup_get_subtree_bypass(c);
+                e->css = cgroup_get_css_mask(h, c);
+                e->type = cgroup_get_type(h, c);
+        }
+        qsort(s.v, s.n, sizeof(SnapshotEntry), snapshot_entry_cmp);
+        *ret = s;
         return 0;
 }
 
-int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs) {
-        PolicyErrors pe = {};
+static bool snapshot_entry_equal(const SnapshotEntry *a, const SnapshotEntry *b) {
+        return a->controllers == b->controllers && a->bypassed == b->bypassed &&
+                a->subtree_control == b->subtree_control && a->subtree_bypass == b->subtree_bypass &&
+                a->css == b->css && a->type == b->type;
+}
+
+static void emit_cgroup_changed(Manager *m, const char *path) {
+        int r = sd_bus_emit_signal(m->bus, OBJECT_PATH, INTERFACE, "CgroupChanged", "s", path);
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit CgroupChanged for %s, ignoring: %m", path);
+}
+
+void manager_emit_changes(Manager *m, const Snapshot *before) {
+        Snapshot after = {};
+        size_t i = 0, j = 0;
+
+        if (!m->bus || !before->v)
+                return;
+        if (snapshot_take(backend_get_model(m->backend), &after) < 0) {
+                log_oom();
+                return;
+        }
+        /* both sorted by path: cgroups that appeared, went, or changed */
+        while (i < before->n || j < after.n) {
+                int cmp = i == before->n ? 1 : j == after.n ? -1 : strcmp(before->v[i].path, after.v[j].path);
+
+                if (cmp < 0)
+                        emit_cgroup_changed(m, before->v[i++].path);
+                else if (cmp > 0)
+                        emit_cgroup_changed(m, after.v[j++].path);
+                else {
+                        if (!snapshot_entry_equal(&before->v[i], &after.v[j]))
+                                emit_cgroup_changed(m, after.v[j].path);
+                        i++;
+                        j++;
+                }
+        }
+        snapshot_done(&after);
+}
+
+/* A snapshot for manager_emit_changes(); without a bus there is no one to tell. */
+static void snapshot_for_signals(Manager *m, Snapshot *s) {
+        *s = (Snapshot) {};
+        if (m->bus && snapshot_take(backend_get_model(m->backend), s) < 0)
+                log_oom();
+}
+
+/* ---- learning what changed behind our back ---- */
+
+/* Client changes of cgroups that are gone (their owners removed them) go too. */
+static void forget_gone_changes(Manager *m) {
+        const Hierarchy *h = backend_get_model(m->backend);
+        bool dropped = false;
         int r;
 
-        r = policy_plan(backend_get_model(m->backend), m->desired.items, m->desired.n, ret, &pe);
-        for (size_t i = 0; i < pe.n; i++) {
-                ConfigLocation loc = { .file = pe.errors[i].origin.file, .line = pe.errors[i].origin.line };
-                if (config_errors_add(errs, &loc, "%s", pe.errors[i].message) < 0)
-                        r = -ENOMEM;
+        for (size_t i = m->changes.n; i-- > 0;) {
+                const char *path = m->changes.items[i].path;
+                bool created = false;
+                Cgroup *c;
+
+                if (hierarchy_lookup(h, path, &c) >= 0)
+                        continue;
+                for (size_t j = 0; j < m->desired.n; j++)
+                        if (streq(m->desired.items[j].path, path) && m->desired.items[j].create)
+                                created = true;
+                if (created)
+                        continue;       /* the next apply makes it again */
+                log_info("Forgetting the client change of %s: the cgroup is gone.", path);
+                client_changes_remove(&m->changes, i);
+                dropped = true;
         }
-        policy_errors_done(&pe);
+        if (dropped) {
+                r = client_changes_save(state_dir(m), &m->changes);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to save the client changes in '%s', ignoring: %m", state_dir(m));
+        }
+}
+
+/*
+ * @full: also re-render a sim's directory from its model (backend_refresh()).
+ * A sim's model is its kernel: between reloads, only what owners do in their
+ * delegations (mkdir, rmdir) is news; re-rendering on every request would
+ * race with them and undo their rmdir.
+ */
+static int refresh_quiet(Manager *m, bool full) {
+        _cleanup_free_ char *why = NULL;
+        const BackendDrift *d;
+        size_t n;
+        int r;
+
+        r = delegation_adopt(m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to look for cgroups made in delegations, ignoring: %m");
+        if (!full && backend_get_type(m->backend) == BACKEND_SIM) {
+                forget_gone_changes(m);
+                return 0;
+        }
+        r = backend_refresh(m->backend, &why);
+        if (r < 0) {
+                if (!m->refresh_warned)
+                        log_warning_errno(r, "Failed to re-read the hierarchy, going on with what cgbypassd knows: %s",
+                                          why ? why : strerror(-r));
+                m->refresh_warned = true;
+                return r;
+        }
+        m->refresh_warned = false;
+        forget_gone_changes(m);
+        d = backend_get_drift(m->backend, &n);
+        for (size_t i = 0; i < n; i++)
+                log_notice("Drift fixed: /%s %s: expected '%s', found '%s'.", streq(d[i].path, ".") ? "" : d[i].path,
+                           d[i].what, d[i].expected, d[i].found);
+        return 0;
+}
+
+int manager_refresh(Manager *m) {
+        Snapshot before;
+        int r;
+
+        snapshot_for_signals(m, &before);
+        r = refresh_quiet(m, false);
+        manager_emit_changes(m, &before);
+        snapshot_done(&before);
         return r;
+}
+
+/* ---- the whole desired state: configuration and client changes ---- */
+
+static void remove_changes(ClientChanges *c, const bool *drop) {
+        for (size_t i = c->n; i-- > 0;)
+                if (drop[i])
+                        client_changes_remove(c, i);
+}
+
+/*
+ * Plan @desired with @changes over it. Client changes for cgroups that are
+ * gone, or that the state cannot reach any more (the configuration changed
+ * under them), are dropped from @changes, each logged; the configuration's
+ * own problems are errors.
+ */
+static int plan_with(Manager *m, const DesiredSet *desired, ClientChanges *changes, Plan **ret, ConfigErrors *errs) {
+        const Hierarchy *h = backend_get_model(m->backend);
+
+        for (;;) {
+                _cleanup_free_ size_t *gone = NULL;
+                _cleanup_free_ bool *drop = NULL;
+                PolicyErrors pe = {};
+                DesiredSet merged = {};
+                bool config_problem = false, dropped = false;
+                size_t n_gone = 0;
+                int r;
+
+                r = client_changes_merge(desired, changes, h, NULL, &merged, &gone, &n_gone);
+                if (r < 0)
+                        return r;
+                drop = calloc(changes->n + 1, sizeof(bool));
+                if (!drop) {
+                        desired_set_done(&merged);
+                        return -ENOMEM;
+                }
+                if (n_gone > 0) {
+                        for (size_t i = 0; i < n_gone; i++) {
+                                log_info("Forgetting the client change of %s: the cgroup is gone.",
+                                         changes->items[gone[i]].path);
+                                drop[gone[i]] = true;
+                        }
+                        desired_set_done(&merged);
+                        remove_changes(changes, drop);
+                        continue;
+                }
+
+                r = policy_plan(h, merged.items, merged.n, ret, &pe);
+                desired_set_done(&merged);
+                if (r != -EINVAL) {
+                        policy_errors_done(&pe);
+                        return r;
+                }
+                for (size_t i = 0; i < pe.n; i++)
+                        if (pe.errors[i].origin.file != client_change_origin)
+                                config_problem = true;
+                for (size_t i = 0; i < pe.n; i++) {
+                        const PolicyError *e = &pe.errors[i];
+                        if (config_problem && e->origin.file != client_change_origin) {
+                                ConfigLocation loc = { .file = e->origin.file, .line = e->origin.line };
+                                if (config_errors_add(errs, &loc, "%s", e->message) < 0)
+                                        r = -ENOMEM;
+                        } else if (!config_problem && e->origin.line >= 1 && e->origin.line <= changes->n) {
+                                log_warning("Dropping the client change of %s: %s",
+                                            changes->items[e->origin.line - 1].path, e->message);
+                                drop[e->origin.line - 1] = true;
+                                dropped = true;
+                        }
+                }
+                policy_errors_done(&pe);
+                if (config_problem || !dropped)
+                        return r;
+                remove_changes(changes, drop);
+        }
+}
+
+int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs) {
+        return plan_with(m, &m->desired, &m->changes, ret, errs);
 }
 
 int manager_log_drift(Manager *m) {
@@ -123,37 +403,355 @@ int manager_log_drift(Manager *m) {
         return (int) n;
 }
 
-int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes) {
+static void log_apply_failure(const Plan *p, int r, const ApplyFailure *f) {
+        const PlanOp *op = &p->ops[f->index];
+
+        log_error_errno(r, "Failed to %s %s%s%s%s%s: %m. %zu operation(s) before it undone.",
+                        op->type == PLAN_OP_MKDIR ? "mkdir" : "write", op->path,
+                        op->file ? "/" : "", strempty(op->file), op->value ? " " : "",
+                        strempty(op->value), f->undone);
+        if (f->undo_error < 0)
+                log_error_errno(f->undo_error, "Failed to undo operation %zu (%s %s): %m. "
+                                "The hierarchy is left between the old and the new state.",
+                                f->undo_index, p->ops[f->undo_index].path, strempty(p->ops[f->undo_index].file));
+}
+
+/* Everything that a restart needs: the backend's state, the applied state, the client changes. */
+static int save_state(Manager *m, const DesiredSet *desired, const ClientChanges *changes) {
+        DesiredSet merged = {};
+        int r;
+
+        r = backend_save(m->backend);
+        if (r < 0)
+                return r;
+        r = client_changes_merge(desired, changes, NULL, NULL, &merged, NULL, NULL);
+        if (r < 0)
+                return r;
+        r = state_file_save(state_dir(m), &merged);
+        desired_set_done(&merged);
+        if (r < 0)
+                return r;
+        return client_changes_save(state_dir(m), changes);
+}
+
+/* Plan @desired with @changes over it, apply, save. @changes may lose entries (plan_with()). */
+static int apply_with(Manager *m, const DesiredSet *desired, ClientChanges *changes, ConfigErrors *errs,
+                      size_t *ret_writes) {
         _cleanup_(plan_freep) Plan *p = NULL;
         ApplyFailure f = {};
         int r;
 
-        r = manager_plan(m, &p, errs);
+        r = plan_with(m, desired, changes, &p, errs);
         if (r < 0)
                 return r;
+        r = plan_apply(p, m->backend, &f);
+        if (r < 0) {
+                log_apply_failure(p, r, &f);
+                return r;
+        }
+        r = save_state(m, desired, changes);
+        if (r < 0)
+                return log_error_errno(r, "Failed to save the applied state in '%s': %m", state_dir(m));
+        if (ret_writes)
+                *ret_writes = p->n_ops;
+        return 0;
+}
+
+int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes) {
+        Snapshot before;
+        int r;
+
+        snapshot_for_signals(m, &before);
+        r = apply_with(m, &m->desired, &m->changes, errs, ret_writes);
+        if (r >= 0)
+                (void) delegation_chown_all(m, NULL);
+        manager_emit_changes(m, &before);
+        snapshot_done(&before);
+        return r;
+}
+
+/* ---- one request ---- */
+
+/*
+ * What the kernel says to the request's write alone, on a copy of the model:
+ * the words for a refusal. For a change of several controllers, the first
+ * one the kernel refuses (the others applied on the copy first, as the
+ * planner does).
+ */
+static int vet_write(const Hierarchy *h, const ChangeRequest *req, Reason *ret_reason, Controller *ret_controller) {
+        _cleanup_(hierarchy_freep) Hierarchy *copy = NULL;
+        Reason reason = REASON_NONE;
+        Cgroup *c;
+        int r;
+
+        *ret_controller = _CONTROLLER_INVALID;
+        r = hierarchy_clone(h, &copy);
+        if (r < 0)
+                return r;
+        r = hierarchy_lookup(copy, req->cgroup, &c);
+        if (r < 0) {
+                *ret_reason = REASON_NO_SUCH_CGROUP;
+                return r;
+        }
+        r = cgroup_write(copy, c, req->file, req->value, &reason);
+        if (r >= 0 || r == -ENOMEM)
+                return r;
+        FOREACH_CONTROLLER_IN(x, req->controllers) {
+                char one[64];
+                int q;
+
+                (void) snprintf(one, sizeof(one), "%c%s",
+                                req->change.enable & CGMASK(x) ? '+' : req->change.bypass & CGMASK(x) ? '#' : '-',
+                                controller_to_string(x));
+                reason = REASON_NONE;
+                q = cgroup_write(copy, c, req->file, one, &reason);
+                if (q < 0) {
+                        *ret_reason = reason;
+                        *ret_controller = x;
+                        return q;
+                }
+        }
+        *ret_reason = reason;
+        return r;
+}
+
+static const char *op_controller(const PlanOp *op, char *buf, size_t size) {
+        /* the first token of the write: "+cpu #io" -> "cpu" */
+        if (!op->value || !op->value[0])
+                return NULL;
+        (void) snprintf(buf, size, "%s", op->value + 1);
+        buf[strcspn(buf, " ")] = '\0';
+        return buf;
+}
+
+/* Plan @cgroup and its subtree with @changes over the configuration. */
+static int plan_subtree(Manager *m, const char *cgroup, ClientChanges *changes, Plan **ret, PolicyErrors *pe) {
+        const Hierarchy *h = backend_get_model(m->backend);
+        DesiredSet subset = {};
+        int r;
+
+        for (;;) {
+                _cleanup_free_ size_t *gone = NULL;
+                size_t n_gone = 0;
+
+                r = client_changes_merge(&m->desired, changes, h, cgroup, &subset, &gone, &n_gone);
+                if (r < 0)
+                        return r;
+                if (n_gone == 0)
+                        break;
+                /* changes for cgroups below that are gone: forget them */
+                desired_set_done(&subset);
+                for (size_t i = n_gone; i-- > 0;)
+                        client_changes_remove(changes, gone[i]);
+        }
+        r = policy_plan(h, subset.items, subset.n, ret, pe);
+        desired_set_done(&subset);
+        return r;
+}
+
+int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, size_t *ret_ops,
+                   sd_bus_error *error) {
+        _cleanup_(plan_freep) Plan *p = NULL;
+        ClientChanges next = {};
+        PolicyErrors pe = {};
+        ApplyFailure f = {};
+        Reason reason = REASON_NONE;
+        Controller which;
+        Snapshot before;
+        Cgroup *c;
+        int r, vet;
+
+        snapshot_for_signals(m, &before);
+        /* children the owner made, state the owner wrote: the kernel's word first */
+        (void) refresh_quiet(m, false);
+
+        r = hierarchy_lookup(backend_get_model(m->backend), req->cgroup, &c);
+        if (r < 0) {
+                r = sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", req->cgroup);
+                goto finish;
+        }
+        vet = vet_write(backend_get_model(m->backend), req, &reason, &which);
+        if (vet == -ENOMEM) {
+                r = vet;
+                goto finish;
+        }
+
+        r = client_changes_copy(&m->changes, &next);
+        if (r < 0)
+                goto finish;
+        r = client_changes_set(&next, req->cgroup, req->kind == CHANGE_SUBTREE, &req->change, admin, uid);
+        if (r < 0)
+                goto finish;
+
+        r = plan_subtree(m, req->cgroup, &next, &p, &pe);
+        if (r == -EINVAL) {
+                if (vet < 0)
+                        r = bus_error_set_model(error, vet, reason, req->cgroup, req->file,
+                                                which >= 0 ? controller_to_string(which) : req->names);
+                else
+                        r = sd_bus_error_setf(error, BUS_ERROR_IN_USE_BELOW,
+                                              "Changing %s in %s would break what is asked for below it: %s",
+                                              req->names, req->cgroup, pe.n > 0 ? pe.errors[0].message : "?");
+                goto finish;
+        }
+        if (r < 0)
+                goto finish;
 
         r = plan_apply(p, m->backend, &f);
         if (r < 0) {
                 const PlanOp *op = &p->ops[f.index];
-                log_error_errno(r, "Failed to %s %s%s%s%s%s: %m. %zu operation(s) before it undone.",
-                                op->type == PLAN_OP_MKDIR ? "mkdir" : "write", op->path,
-                                op->file ? "/" : "", strempty(op->file), op->value ? " " : "",
-                                strempty(op->value), f.undone);
-                if (f.undo_error < 0)
-                        log_error_errno(f.undo_error, "Failed to undo operation %zu (%s %s): %m. "
-                                        "The hierarchy is left between the old and the new state.",
-                                        f.undo_index, p->ops[f.undo_index].path,
-                                        strempty(p->ops[f.undo_index].file));
-                return r;
+                _cleanup_free_ char *path = NULL;
+                char buf[64];
+
+                log_apply_failure(p, r, &f);
+                if (asprintf(&path, "/%s", streq(op->path, ".") ? "" : op->path) < 0) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                r = bus_error_set_model(error, r, f.reason, path, op->file, op_controller(op, buf, sizeof(buf)));
+                goto finish;
         }
 
-        r = backend_save(m->backend);
+        r = save_state(m, &m->desired, &next);
+        if (r < 0) {
+                _cleanup_(plan_freep) Plan *back = NULL;
+                PolicyErrors ignored = {};
+
+                log_error_errno(r, "Failed to record the change of %s in '%s', undoing it: %m", req->cgroup,
+                                state_dir(m));
+                /* back to what is recorded */
+                if (plan_subtree(m, req->cgroup, &m->changes, &back, &ignored) < 0 ||
+                    plan_apply(back, m->backend, &f) < 0)
+                        log_error("Failed to undo the change of %s; the hierarchy differs from the recorded state "
+                                  "until the next reload.", req->cgroup);
+                policy_errors_done(&ignored);
+                r = sd_bus_error_setf(error, BUS_ERROR_FAILED,
+                                      "cgbypassd could not record the change in its state directory (%s); "
+                                      "nothing was changed", strerror(-r));
+                goto finish;
+        }
+
+        client_changes_done(&m->changes);
+        m->changes = next;
+        next = (ClientChanges) {};
+        if (ret_ops)
+                *ret_ops = p->n_ops;
+        r = 0;
+finish:
+        manager_emit_changes(m, &before);
+        snapshot_done(&before);
+        client_changes_done(&next);
+        policy_errors_done(&pe);
+        return r;
+}
+
+/* ---- reload ---- */
+
+static int daemon_settings_unchanged(const Config *old, const Config *new, ConfigErrors *errs) {
+        const DaemonSettings *o = &old->daemon, *n = &new->daemon;
+        int r = 0;
+
+        if (!streq(o->cgroup_root, n->cgroup_root))
+                r = config_errors_add(errs, &n->cgroup_root_loc, "cgroup-root cannot change while cgbypassd "
+                                      "runs (it serves '%s'); restart cgbypassd for '%s'",
+                                      o->cgroup_root, n->cgroup_root) < 0 ? -ENOMEM : -EINVAL;
+        if (o->backend != n->backend)
+                r = config_errors_add(errs, &n->backend_loc, "backend cannot change while cgbypassd runs; "
+                                      "restart cgbypassd for '%s'", backend_type_to_string(n->backend)) < 0 ?
+                        -ENOMEM : -EINVAL;
+        if (!streq(o->state_directory, n->state_directory))
+                r = config_errors_add(errs, &n->state_directory_loc, "state-directory cannot change while "
+                                      "cgbypassd runs; restart cgbypassd for '%s'", n->state_directory) < 0 ?
+                        -ENOMEM : -EINVAL;
+        return r;
+}
+
+static int config_invalid_error(sd_bus_error *error, const ConfigErrors *errs) {
+        StrBuf b = STRBUF_INIT;
+        _cleanup_free_ char *text = NULL;
+        size_t n = config_errors_count(errs);
+
+        strbuf_printf(&b, "The configuration has %zu problem(s); nothing was changed:", n);
+        for (size_t i = 0; i < n; i++)
+                strbuf_printf(&b, "\n%s", config_errors_get(errs, i));
+        if (strbuf_steal(&b, &text) < 0)
+                return -ENOMEM;
+        return sd_bus_error_set(error, BUS_ERROR_CONFIG_INVALID, text);
+}
+
+void manager_notify_ready(Manager *m) {
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Serving %s on the %s backend: %zu delegation(s), "
+                          "%zu client change(s).", backend_get_root(m->backend),
+                          backend_type_to_string(backend_get_type(m->backend)), m->config->n_delegates,
+                          m->changes.n);
+}
+
+int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error) {
+        _cleanup_(config_freep) Config *c = NULL;
+        DesiredSet d = {};
+        ClientChanges next = {};
+        Snapshot before = {};
+        size_t writes = 0;
+        int r;
+
+        (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration...");
+        log_info("Reloading the configuration.");
+
+        r = manager_read_config(m, &c, &d, errs);
         if (r >= 0)
-                r = state_file_save(m->config->daemon.state_directory, &m->desired);
+                r = daemon_settings_unchanged(m->config, c, errs);
+        if (r == -EINVAL) {
+                for (size_t i = 0; i < config_errors_count(errs); i++)
+                        log_error("%s", config_errors_get(errs, i));
+                log_error("The configuration has %zu problem(s); kept the running one.", config_errors_count(errs));
+                r = config_invalid_error(error, errs);
+                goto finish;
+        }
         if (r < 0)
-                return log_error_errno(r, "Failed to save the applied state in '%s': %m",
-                                       m->config->daemon.state_directory);
-        if (ret_writes)
-                *ret_writes = p->n_ops;
-        return 0;
+                goto finish;
+
+        snapshot_for_signals(m, &before);
+        (void) refresh_quiet(m, true);
+        r = client_changes_copy(&m->changes, &next);
+        if (r < 0)
+                goto finish;
+        (void) client_changes_prune(&next, c);
+
+        r = apply_with(m, &d, &next, errs, &writes);
+        if (r == -EINVAL) {
+                for (size_t i = 0; i < config_errors_count(errs); i++)
+                        log_error("%s", config_errors_get(errs, i));
+                log_error("The configuration cannot be applied (%zu problem(s)); kept the running one.",
+                          config_errors_count(errs));
+                r = config_invalid_error(error, errs);
+                goto finish;
+        }
+        if (r < 0) {
+                r = sd_bus_error_setf(error, BUS_ERROR_FAILED, "Applying the configuration failed (%s); the "
+                                      "hierarchy is as before", strerror(-r));
+                goto finish;
+        }
+
+        /* the new configuration is the running one now */
+        Config *old = m->config;
+        desired_set_done(&m->desired);
+        m->desired = d;
+        d = (DesiredSet) {};
+        m->config = TAKE_PTR(c);
+        client_changes_done(&m->changes);
+        m->changes = next;
+        next = (ClientChanges) {};
+        (void) delegation_chown_all(m, old);
+        config_free(old);
+        log_info("Reloaded the configuration: %zu operation(s).", writes);
+        r = 0;
+finish:
+        if (before.v)
+                manager_emit_changes(m, &before);
+        snapshot_done(&before);
+        client_changes_done(&next);
+        desired_set_done(&d);   /* before c, which it points into */
+        config_free(TAKE_PTR(c));
+        manager_notify_ready(m);
+        return r;
 }

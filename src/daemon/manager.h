@@ -3,14 +3,28 @@
 
 /*
  * The daemon's state: the configuration, the desired state built from it,
- * and the backend with its model of the hierarchy. The offline modes
- * (--check-config, --plan, --apply-once) and the bus service share it.
+ * the client changes over it, and the backend with its model of the
+ * hierarchy. The offline modes (--check-config, --plan, --apply-once) and
+ * the bus service share it; every change of the hierarchy, whoever asks for
+ * it, goes through policy_plan() and plan_apply() here.
  */
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
 
 #include "cgbypass/backend.h"
 #include "cgbypass/config.h"
 #include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
+#include "requests.h"
+
+/* Limits on what callers control. */
+#define MANAGER_PATH_DEPTH_MAX          256     /* components of a cgroup path in a request */
+#define MANAGER_QUERIES_MAX             256     /* polkit checks pending at once */
+#define MANAGER_QUERIES_PER_UID_MAX     64      /* ... for one caller uid */
+#define MANAGER_ADOPT_MAX               10000   /* sim: cgroups adopted from owners per refresh */
+
+typedef struct PolkitQuery PolkitQuery;
 
 typedef struct ManagerOptions {
         const char *config_file;        /* NULL: CONFIG_MAIN_FILE */
@@ -18,13 +32,23 @@ typedef struct ManagerOptions {
         const char *backend;            /* NULL: from the configuration */
         const char *cgroup_root;
         const char *state_directory;
+        const char *bus;                /* service: "system" or "session" */
 } ManagerOptions;
 
 typedef struct Manager {
         ManagerOptions options;
         Config *config;
-        DesiredSet desired;
+        DesiredSet desired;             /* the configuration's */
         Backend *backend;
+        ClientChanges changes;          /* the client changes, as applied and saved */
+
+        /* the service */
+        sd_event *event;
+        sd_bus *bus;
+        PolkitQuery *queries;           /* polkit checks, pending or answered and not yet used */
+        unsigned n_queries;
+        uint64_t query_serial;
+        bool refresh_warned;            /* a failing refresh is logged once until it works again */
 } Manager;
 
 Manager *manager_free(Manager *m);
@@ -32,21 +56,36 @@ DEFINE_POINTER_CLEANUP(Manager, manager_free);
 int manager_new(const ManagerOptions *o, Manager **ret);
 
 /**
- * manager_load_config() - read the configuration, apply command-line overrides
+ * manager_read_config() - read the configuration and apply the command-line overrides
+ * @ret: the Config, set only on success
+ * @ret_desired: its desired state (points into *@ret)
  * @errs: every FILE:LINE problem, appended
+ *
+ * Return: 0, -EINVAL (see @errs), -ENOMEM.
+ */
+int manager_read_config(Manager *m, Config **ret, DesiredSet *ret_desired, ConfigErrors *errs);
+
+/**
+ * manager_load_config() - manager_read_config(), then make it the manager's
  *
  * On failure the manager keeps its previous configuration. Return: 0,
  * -EINVAL (see @errs), -ENOMEM.
  */
 int manager_load_config(Manager *m, ConfigErrors *errs);
 
-/* Open the backend the configuration names. Logs why it failed. Return: 0 or -errno. */
+/*
+ * Open the backend the configuration names and load the saved client
+ * changes (pruned by the configuration). Logs why it failed. Return: 0 or -errno.
+ */
 int manager_open_backend(Manager *m);
 
 /**
  * manager_plan() - the plan from the backend's current state to the configuration's
+ *                  with the client changes over it
  * @errs: refusals, as FILE:LINE: reason, appended
  *
+ * Client changes that cannot be reached any more are dropped from
+ * m->changes (each logged); the configuration's problems are errors.
  * Return: 0, -EINVAL (see @errs), -ENOMEM.
  */
 int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs);
@@ -55,7 +94,8 @@ int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs);
 int manager_log_drift(Manager *m);
 
 /**
- * manager_apply() - plan, apply all or nothing, save the applied state
+ * manager_apply() - plan, apply all or nothing, save the applied state, hand
+ *                   delegated cgroups to their owners
  * @ret_writes: operations made (0: already in sync)
  *
  * Logs what it did and, on failure, the failing operation, its errno and
@@ -63,3 +103,82 @@ int manager_log_drift(Manager *m);
  * the failing operation's -errno.
  */
 int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes);
+
+/**
+ * manager_refresh() - learn what changed behind the daemon's back
+ *
+ * native, emulated: backend_refresh(), which reads the kernel. sim: the
+ * directories owners made in their delegations become cgroups, the ones
+ * they removed go (as mkdir(2) and rmdir(2) in cgroupfs); the sim's files
+ * are rendered again from its model only at a reload. CgroupChanged goes
+ * out for every cgroup whose state changed. A failure is logged and the
+ * old model stays. Return: 0 or -errno.
+ */
+int manager_refresh(Manager *m);
+
+/* What a request asks for, validated (delegation.c: request_parse()). */
+typedef enum ChangeKind {
+        CHANGE_ENABLE,          /* EnableController: "+X" to cgroup.controllers */
+        CHANGE_BYPASS,          /* BypassController: "#X" to cgroup.controllers */
+        CHANGE_SUBTREE,         /* SetSubtreeControl: the change to cgroup.subtree_control */
+        _CHANGE_KIND_MAX,
+} ChangeKind;
+
+typedef struct ChangeRequest {
+        ChangeKind kind;
+        const char *method;     /* "EnableController", ... */
+        const char *cgroup;     /* normalized absolute cgroup path */
+        const char *file;       /* "cgroup.controllers" or "cgroup.subtree_control" */
+        ControllerChange change;
+        CgMask controllers;     /* every controller named */
+        char *value;            /* what is written: "+cpu", "+cpu #io -memory" (owned) */
+        char *names;            /* the controllers named, space-separated (owned) */
+} ChangeRequest;
+
+void change_request_done(ChangeRequest *r);
+
+/**
+ * manager_change() - apply one authorized request
+ * @admin: the caller is uid 0 or authorized for org.cgbypass1.manage
+ * @uid: the caller (the owner, when !@admin)
+ * @ret_ops: operations made
+ * @error: the named error when refused
+ *
+ * Refreshes the model, vets the write on a copy, records the change over
+ * the desired state, plans the cgroup and its subtree, applies all or
+ * nothing, saves the state, emits CgroupChanged. Return: 0 or -errno with
+ * @error set; nothing changed then.
+ */
+int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, size_t *ret_ops,
+                   sd_bus_error *error);
+
+/**
+ * manager_reload() - re-read the configuration and apply it with the client changes
+ * @errs: the configuration's problems (then nothing changed)
+ * @error: the named error
+ *
+ * Return: 0; -EINVAL (configuration refused, @errs); or the failing
+ * operation's -errno. The running state stays on failure.
+ */
+int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error);
+
+/* sd_notify() READY=1 with a STATUS= line (nothing without $NOTIFY_SOCKET). */
+void manager_notify_ready(Manager *m);
+
+/* The controller state of every cgroup, to tell which changed. */
+typedef struct SnapshotEntry {
+        char *path;
+        CgMask controllers, bypassed, subtree_control, subtree_bypass, css;
+        CgroupType type;
+} SnapshotEntry;
+
+typedef struct Snapshot {
+        SnapshotEntry *v;       /* sorted by path */
+        size_t n;
+} Snapshot;
+
+void snapshot_done(Snapshot *s);
+int snapshot_take(const Hierarchy *h, Snapshot *ret);
+
+/* Emit CgroupChanged for every cgroup that differs between @before and now (no bus: nothing). */
+void manager_emit_changes(Manager *m, const Snapshot *before);

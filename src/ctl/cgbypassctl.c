@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cgbypassctl: ask cgbypassd, over D-Bus, about the controllers' state and to change it. */
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+
+#include "cgbypass/bus-errors.h"
+#include "cgbypass/log.h"
+#include "client.h"
+#include "verbs.h"
+
+#define EXIT_USAGE 2
+
+static void help(void) {
+        printf("Usage: cgbypassctl [OPTIONS...] COMMAND ...\n"
+               "\n"
+               "Query or change, through cgbypassd, which cgroups use a controller of their own\n"
+               "and which bypass it, sharing their parent's.\n"
+               "\n"
+               "Commands:\n");
+        for (size_t i = 0; i < n_verbs; i++) {
+                char head[64];
+                const char *h = verbs[i].help;
+
+                (void) snprintf(head, sizeof(head), "%s%s%s", verbs[i].name, *verbs[i].args ? " " : "",
+                                verbs[i].args);
+                /* help texts may span lines; continuation lines are indented to the column */
+                for (bool first = true; *h; first = false) {
+                        size_t n = strcspn(h, "\n");
+
+                        printf("  %-25s %.*s\n", first ? head : "", (int) n, h);
+                        h += n + (h[n] == '\n');
+                }
+        }
+        printf("\n"
+               "Options:\n"
+               "  -h --help                 Show this help\n"
+               "     --version              Show the version\n"
+               "     --bus=system|session   Talk to the daemon on this bus (default: system)\n"
+               "     --json                 Print JSON for programs: objects and arrays as the\n"
+               "                            daemon returns them; 'tree' as nested\n"
+               "                            {\"members\": [...], \"children\": [...]}\n"
+               "     --no-ask-password      Do not ask for a password to authorize a change\n"
+               "\n"
+               "CGROUP is an absolute path below the root of the cgroup2 mount, as in\n"
+               "/proc/PID/cgroup (/work.slice/a). Changes need root, polkit's consent, or a\n"
+               "delegation of the subtree and controller to the caller.\n"
+               "\n"
+               "Exit status:\n"
+               "  0  success\n"
+               "  1  the daemon refused the request (its error is printed as\n"
+               "     \"cgbypassctl: MESSAGE (org.cgbypass1.Error.NAME)\"), or could not be reached\n"
+               "  2  bad usage\n"
+               "\n"
+               "See cgbypassctl(1) and cgbypassd(8).\n");
+}
+
+typedef struct Arguments {
+        char **positional;      /* the verb and its arguments, in order */
+        size_t n_positional;
+        bool help;
+        bool version;
+} Arguments;
+
+static int parse_bus(Client *c, const char *value) {
+        c->bus_type = bus_type_from_string(value);
+        if (c->bus_type < 0) {
+                log_error("--bus takes 'system' or 'session', not '%s'.", value);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/*
+ * Options may come before or after the verb, as in systemctl. getopt_long()
+ * does not fit: a change such as "-memory" after 'set' is an argument, not
+ * an option, so only long options are recognized after the verb ("--" ends them).
+ */
+static int parse_argv(int argc, char *argv[], Client *c, Arguments *a) {
+        bool options = true;
+        int r;
+
+        for (int i = 1; i < argc; i++) {
+                const char *arg = argv[i];
+
+                if (!options || arg[0] != '-' || arg[1] == '\0') {
+                        a->positional[a->n_positional++] = argv[i];
+                        continue;
+                }
+                if (streq(arg, "--")) {
+                        options = false;
+                } else if (streq(arg, "-h") || streq(arg, "--help")) {
+                        a->help = true;
+                } else if (streq(arg, "--version")) {
+                        a->version = true;
+                } else if (streq(arg, "--json")) {
+                        c->json = true;
+                } else if (streq(arg, "--no-ask-password")) {
+                        c->ask_password = false;
+                } else if (startswith(arg, "--bus=")) {
+                        r = parse_bus(c, arg + strlen("--bus="));
+                        if (r < 0)
+                                return r;
+                } else if (streq(arg, "--bus")) {
+                        if (i + 1 >= argc) {
+                                log_error("Option '--bus' needs a value: system or session.");
+                                return -EINVAL;
+                        }
+                        r = parse_bus(c, argv[++i]);
+                        if (r < 0)
+                                return r;
+                } else if (arg[1] != '-' && a->n_positional > 0) {
+                        /* a change ("-memory"), or a path or name the checks will judge */
+                        a->positional[a->n_positional++] = argv[i];
+                } else {
+                        log_error("Unknown option '%s'; see 'cgbypassctl --help'.", arg);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+static int dispatch(Client *c, char **args, size_t n_args) {
+        const Verb *v;
+        int r;
+
+        if (n_args == 0) {
+                log_error("Missing command; see 'cgbypassctl --help'.");
+                return EXIT_USAGE;
+        }
+        v = verb_find(args[0]);
+        if (!v) {
+                log_error("Unknown command '%s'; see 'cgbypassctl --help'.", args[0]);
+                return EXIT_USAGE;
+        }
+        if (n_args - 1 < v->min_args || n_args - 1 > v->max_args) {
+                log_error("Too %s arguments for '%s'; usage: cgbypassctl %s%s%s", n_args - 1 < v->min_args ? "few" : "many",
+                          v->name, v->name, *v->args ? " " : "", v->args);
+                return EXIT_USAGE;
+        }
+        if (v->check && v->check(args + 1, n_args - 1) < 0)
+                return EXIT_USAGE;
+
+        r = v->flags & VERB_CHANGES ? client_start_agent(c) : 0;
+        if (r >= 0)
+                r = v->run(c, args + 1, n_args - 1);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int run(int argc, char *argv[]) {
+        Client c = { .bus_type = BUS_SYSTEM, .ask_password = true };
+        _cleanup_free_ char **positional = NULL;
+        Arguments a = {};
+        int r;
+
+        (void) setlocale(LC_ALL, "");
+        /* so that sd_bus_error_get_errno() knows the daemon's errors */
+        r = sd_bus_error_add_map(cgbypass_bus_error_map);
+        if (r < 0) {
+                log_error_errno(r, "Failed to register the bus error names: %m");
+                return EXIT_FAILURE;
+        }
+        c.tty = isatty(STDOUT_FILENO);
+        c.utf8 = c.tty && streq(nl_langinfo(CODESET), "UTF-8");
+
+        positional = calloc((size_t) argc, sizeof(char *));
+        if (!positional) {
+                log_oom();
+                return EXIT_FAILURE;
+        }
+        a.positional = positional;
+        if (parse_argv(argc, argv, &c, &a) < 0)
+                return EXIT_USAGE;
+        if (a.help) {
+                help();
+                return EXIT_SUCCESS;
+        }
+        if (a.version) {
+                printf("cgbypassctl " PROJECT_VERSION "\n");
+                return EXIT_SUCCESS;
+        }
+
+        r = dispatch(&c, a.positional, a.n_positional);
+        client_done(&c);
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        int r;
+
+        log_setup("cgbypassctl");
+        r = run(argc, argv);
+        /* a full disk or a closed pipe shows only now, when the buffer goes out */
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+                if (r == EXIT_SUCCESS)
+                        (void) log_error_errno(errno ?: EIO, "Failed to write the output: %m");
+                return EXIT_FAILURE;
+        }
+        return r;
+}

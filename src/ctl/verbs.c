@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "cgbypass/controller.h"
+#include "cgbypass/log.h"
+#include "cgbypass/strbuf.h"
+#include "ctl-format.h"
+#include "ctl-json.h"
+#include "ctl-tree.h"
+#include "verbs.h"
+
+/* GetCgroup's delegated_to for a cgroup that is not delegated */
+#define UID_NONE UINT32_MAX
+
+/* ---- local checks: cheap ones only; the daemon is the authority ---- */
+
+static int check_cgroup_path(const char *path) {
+        if (path[0] != '/') {
+                log_error("'%s' is not an absolute cgroup path (such as /work.slice/a).", path);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int check_controller(const char *name) {
+        if (controller_from_string(name) < 0) {
+                log_error("Unknown controller '%s'.", name);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int check_cgroup(char **args, size_t n_args) {
+        return check_cgroup_path(args[0]);
+}
+
+static int check_controller_arg(char **args, size_t n_args) {
+        return check_controller(args[0]);
+}
+
+static int check_cgroup_controller(char **args, size_t n_args) {
+        int r = check_cgroup_path(args[0]);
+        return r < 0 ? r : check_controller(args[1]);
+}
+
+/* Each change is +NAME, -NAME or #NAME; an argument may hold several, separated by spaces. */
+static int check_set(char **args, size_t n_args) {
+        size_t n_changes = 0;
+        int r;
+
+        r = check_cgroup_path(args[0]);
+        if (r < 0)
+                return r;
+        for (size_t i = 1; i < n_args; i++) {
+                _cleanup_free_ char *copy = strdup(args[i]);
+                char *save = NULL;
+
+                if (!copy)
+                        return log_oom();
+                for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+                        if (!strchr("+-#", t[0]) || t[1] == '\0') {
+                                log_error("Invalid change '%s': each change is +CONTROLLER, -CONTROLLER "
+                                          "or #CONTROLLER.", t);
+                                return -EINVAL;
+                        }
+                        r = check_controller(t + 1);
+                        if (r < 0)
+                                return r;
+                        n_changes++;
+                }
+        }
+        if (n_changes == 0) {
+                log_error("No change given for '%s'.", args[0]);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* ---- reading replies ---- */
+
+static int read_a_sv(sd_bus_message *reply, const char *member, json_object **ret) {
+        int r = bus_message_read_json(reply, ret);
+
+        if (r >= 0 && json_object_get_type(*ret) != json_type_object) {
+                json_object_put(*ret);
+                r = -EBADMSG;
+        }
+        return r < 0 ? client_log_parse_error(member, r) : 0;
+}
+
+static json_object *json_get(json_object *o, const char *key) {
+        json_object *v;
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const char *json_get_string(json_object *o, const char *key) {
+        json_object *v = json_get(o, key);
+        return v && json_object_get_type(v) == json_type_string ? json_object_get_string(v) : NULL;
+}
+
+/* A value of an a{sv} for people: lists space-separated, dicts as KEY=VALUE, "(none)" for empty ones. */
+static char *format_json_human(json_object *v) {
+        StrBuf b = STRBUF_INIT;
+        char *s;
+
+        switch (json_object_get_type(v)) {
+        case json_type_null:
+                return strdup("-");
+        case json_type_string:
+                return strdup(json_object_get_string_len(v) > 0 ? json_object_get_string(v) : "(none)");
+        case json_type_boolean:
+                return strdup(json_object_get_boolean(v) ? "yes" : "no");
+        case json_type_array:
+                if (json_object_array_length(v) == 0)
+                        return strdup("(none)");
+                for (size_t i = 0; i < json_object_array_length(v); i++) {
+                        _cleanup_free_ char *e = format_json_human(json_object_array_get_idx(v, i));
+                        if (!e) {
+                                strbuf_done(&b);
+                                return NULL;
+                        }
+                        if (i > 0)
+                                strbuf_putc(&b, ' ');
+                        strbuf_append(&b, e);
+                }
+                return strbuf_steal(&b, &s) < 0 ? NULL : s;
+        case json_type_object: {
+                /* {"cpu": "/A", "io": "/"} -> "cpu=/A io=/" */
+                bool first = true;
+
+                if (json_object_object_length(v) == 0)
+                        return strdup("(none)");
+                json_object_object_foreach(v, key, val) {
+                        _cleanup_free_ char *e = format_json_human(val);
+                        if (!e) {
+                                strbuf_done(&b);
+                                return NULL;
+                        }
+                        strbuf_printf(&b, "%s%s=%s", first ? "" : " ", key, e);
+                        first = false;
+                }
+                return strbuf_steal(&b, &s) < 0 ? NULL : s;
+        }
+        default:
+                return strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+                                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
+        }
+}
+
+static int print_json(const Client *c, json_object *o) {
+        int r = json_print(o, c->tty, stdout);
+        return r < 0 ? log_error_errno(r, "Failed to write the output: %m") : 0;
+}
+
+static int print_fields(const Fields *f) {
+        int r = fields_print(f, stdout);
+        if (r == -ENOMEM)
+                return log_oom();
+        return r < 0 ? log_error_errno(r, "Failed to write the output: %m") : 0;
+}
+
+/* ---- status ---- */
+
+static int get_effective_tree(Client *c, const char *controller, EffectiveNode **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *text;
+        unsigned line = 0;
+        int r;
+
+        r = client_call(c, "GetEffectiveTree", &reply, "s", controller);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "s", &text);
+        if (r < 0)
+                return client_log_parse_error("GetEffectiveTree", r);
+        r = effective_tree_parse(text, ret, &line);
+        if (r == -EBADMSG)
+                return log_error_errno(r, "Failed to parse the reply to GetEffectiveTree: line %u is "
+                                          "not in the effective tree format.", line);
+        return r < 0 ? log_oom() : 0;
+}
+
+static int get_cgroup(Client *c, const char *path, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = client_call(c, "GetCgroup", &reply, "s", path);
+        return r < 0 ? r : read_a_sv(reply, "GetCgroup", ret);
+}
+
+/* the number of entries of ListDelegations */
+static int count_delegations(Client *c, size_t *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_json_ json_object *list = NULL;
+        int r;
+
+        r = client_call(c, "ListDelegations", &reply, NULL);
+        if (r < 0)
+                return r;
+        r = bus_message_read_json(reply, &list);
+        if (r < 0 || json_object_get_type(list) != json_type_array)
+                return client_log_parse_error("ListDelegations", r < 0 ? r : -EBADMSG);
+        *ret = json_object_array_length(list);
+        return 0;
+}
+
+static int verb_status(Client *c, char **args, size_t n_args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_json_ json_object *props = NULL, *root = NULL, *out = NULL;
+        _cleanup_(effective_node_freep) EffectiveNode *tree = NULL;
+        json_object *controllers;
+        size_t n_delegations = 0;
+        int r;
+
+        r = client_get_properties(c, &reply);
+        if (r < 0)
+                return r;
+        r = read_a_sv(reply, "GetAll", &props);
+        if (r < 0)
+                return r;
+        r = get_cgroup(c, "/", &root);
+        if (r < 0)
+                return r;
+
+        /* Every cgroup shares the css of exactly one node of a controller's effective
+         * tree, so the members of any tree are all cgroups; the root offers the controllers. */
+        controllers = json_get(root, "controllers");
+        if (controllers && json_object_get_type(controllers) == json_type_array &&
+            json_object_array_length(controllers) > 0) {
+                const char *first = json_object_get_string(json_object_array_get_idx(controllers, 0));
+
+                if (first) {
+                        r = get_effective_tree(c, first + strspn(first, "+#"), &tree);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        r = count_delegations(c, &n_delegations);
+        if (r < 0)
+                return r;
+
+        if (c->json) {
+                out = json_object_new_object();
+                if (!out ||
+                    json_add_copy(out, "version", json_get(props, "Version")) < 0 ||
+                    json_add_copy(out, "backend", json_get(props, "Backend")) < 0 ||
+                    json_add_copy(out, "cgroup_root", json_get(props, "CgroupRoot")) < 0 ||
+                    json_add_copy(out, "controllers", controllers) < 0 ||
+                    (tree ? json_add(out, "cgroups", json_object_new_int64((int64_t) effective_tree_count_members(tree)))
+                          : json_add_copy(out, "cgroups", NULL)) < 0 ||
+                    json_add(out, "delegations", json_object_new_int64((int64_t) n_delegations)) < 0)
+                        return log_oom();
+                return print_json(c, out);
+        }
+
+        Fields f = {};
+        char *s;
+
+        fields_add(&f, "Version", strdup(strempty(json_get_string(props, "Version"))));
+        fields_add(&f, "Backend", strdup(strempty(json_get_string(props, "Backend"))));
+        fields_add(&f, "Cgroup root", strdup(strempty(json_get_string(props, "CgroupRoot"))));
+        fields_add(&f, "Controllers", controllers ? format_json_human(controllers) : strdup("(none)"));
+        if (tree)
+                fields_add(&f, "Cgroups", asprintf(&s, "%zu", effective_tree_count_members(tree)) < 0 ? NULL : s);
+        else
+                fields_add(&f, "Cgroups", strdup("n/a"));
+        fields_add(&f, "Delegations", asprintf(&s, "%zu", n_delegations) < 0 ? NULL : s);
+        r = print_fields(&f);
+        fields_done(&f);
+        return r;
+}
+
+/* ---- show ---- */
+
+/* GetCgroup's keys in the order people read them, with their labels. interfaces.md
+ * promises the first four; cgbypassd adds the others. Keys not listed follow, as given. */
+static const struct {
+        const char *key;
+        const char *label;
+        bool delegation;        /* said already by "Delegated to: (not delegated)" when not delegated */
+} show_fields[] = {
+        { "type",                  "Type",                  false },
+        { "controllers",           "Controllers",           false },
+        { "subtree_control",       "Subtree control",       false },
+        { "effective",             "Effective css",         false },
+        { "children",              "Children",              false },
+        { "populated",             "Populated",             false },
+        { "managed",               "Managed",               false },
+        { "delegated_to",          "Delegated to",          false },
+        { "delegation",            "Delegation",            true },
+        { "delegated_controllers", "Delegated controllers", true },
+};
+
+static bool show_key_is_known(const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(show_fields); i++)
+                if (streq(key, show_fields[i].key))
+                        return true;
+        return false;
+}
+
+static bool cgroup_is_delegated(json_object *cg) {
+        json_object *v = json_get(cg, "delegated_to");
+        return json_object_is_type(v, json_type_int) && json_object_get_int64(v) != UID_NONE;
+}
+
+static char *format_show_value(const char *key, json_object *v) {
+        if (streq(key, "delegated_to") && json_object_is_type(v, json_type_int)) {
+                int64_t uid = json_object_get_int64(v);
+
+                if (uid == UID_NONE)
+                        return strdup("(not delegated)");
+                if (uid >= 0 && uid < UID_NONE)
+                        return format_uid((uid_t) uid);
+        }
+        return format_json_human(v);
+}
+
+/* "subtree_control" -> "Subtree control", for keys a newer daemon may add */
+static char *label_from_key(const char *key) {
+        char *s = strdup(key);
+
+        if (!s)
+                return NULL;
+        for (char *p = s; *p; p++)
+                if (*p == '_')
+                        *p = ' ';
+        s[0] = (char) toupper((unsigned char) s[0]);
+        return s;
+}
+
+static int show_print_human(json_object *cg, const char *path) {
+        _cleanup_strv_free_ char **labels = NULL;
+        size_t n_labels = 0;
+        Fields f = {};
+        int r;
+
+        fields_add(&f, "Cgroup", strdup(path));
+        for (size_t i = 0; i < ELEMENTSOF(show_fields); i++) {
+                json_object *v = json_get(cg, show_fields[i].key);
+
+                if (!v || (show_fields[i].delegation && !cgroup_is_delegated(cg)))
+                        continue;
+                fields_add(&f, show_fields[i].label, format_show_value(show_fields[i].key, v));
+        }
+
+        labels = calloc((size_t) json_object_object_length(cg) + 1, sizeof(char *));
+        if (!labels)
+                f.oom = true;
+        else {
+                json_object_object_foreach(cg, key, v) {
+                        if (show_key_is_known(key))
+                                continue;
+                        labels[n_labels] = label_from_key(key);
+                        if (!labels[n_labels])
+                                f.oom = true;
+                        else
+                                fields_add(&f, labels[n_labels++], format_show_value(key, v));
+                }
+        }
+        r = print_fields(&f);
+        fields_done(&f);
+        return r;
+}
+
+static int verb_show(Client *c, char **args, size_t n_args) {
+        _cleanup_json_ json_object *cg = NULL, *out = NULL;
+        int r;
+
+        r = get_cgroup(c, args[0], &cg);
+        if (r < 0)
+                return r;
+        if (!c->json)
+                return show_print_human(cg, args[0]);
+
+        /* the daemon's keys after "cgroup", the uid of "not delegated" as null */
+        out = json_object_new_object();
+        if (!out || json_add(out, "cgroup", json_object_new_string(args[0])) < 0)
+                return log_oom();
+        json_object_object_foreach(cg, key, v) {
+                if (streq(key, "delegated_to") && json_object_is_type(v, json_type_int) &&
+                    json_object_get_int64(v) == UID_NONE)
+                        v = NULL;
+                if (json_add_copy(out, key, v) < 0)
+                        return log_oom();
+        }
+        return print_json(c, out);
+}
+
+/* ---- tree ---- */
+
+static int verb_tree(Client *c, char **args, size_t n_args) {
+        _cleanup_(effective_node_freep) EffectiveNode *tree = NULL;
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = get_effective_tree(c, args[0], &tree);
+        if (r < 0)
+                return r;
+        if (c->json) {
+                _cleanup_json_ json_object *o = effective_tree_to_json(tree);
+                if (!o)
+                        return log_oom();
+                return print_json(c, o);
+        }
+        r = effective_tree_format(tree, c->utf8, &text);
+        if (r < 0)
+                return log_oom();
+        if (fputs(text, stdout) < 0)
+                return log_error_errno(-EIO, "Failed to write the output: %m");
+        return 0;
+}
+
+/* ---- changes ---- */
+
+static int verb_enable(Client *c, char **args, size_t n_args) {
+        return client_call(c, "EnableController", NULL, "ss", args[0], args[1]);
+}
+
+static int verb_bypass(Client *c, char **args, size_t n_args) {
+        return client_call(c, "BypassController", NULL, "ss", args[0], args[1]);
+}
+
+static int verb_set(Client *c, char **args, size_t n_args) {
+        _cleanup_free_ char *change = NULL;
+        StrBuf b = STRBUF_INIT;
+
+        for (size_t i = 1; i < n_args; i++) {
+                if (i > 1)
+                        strbuf_putc(&b, ' ');
+                strbuf_append(&b, args[i]);
+        }
+        if (strbuf_steal(&b, &change) < 0)
+                return log_oom();
+        return client_call(c, "SetSubtreeControl", NULL, "ss", args[0], change);
+}
+
+static int verb_reload(Client *c, char **args, size_t n_args) {
+        return client_call(c, "Reload", NULL, NULL);
+}
+
+/* ---- delegations ---- */
+
+typedef struct Delegation {
+        const char *cgroup;
+        uint32_t uid;
+        char **controllers;
+} Delegation;
+
+static int delegation_compare(const void *a, const void *b) {
+        const Delegation *x = a, *y = b;
+        return strcmp(x->cgroup, y->cgroup);
+}
+
+static void delegations_free(Delegation *d, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                strv_freep(&d[i].controllers);
+        free(d);
+}
+
+static int read_delegations(sd_bus_message *reply, Delegation **ret, size_t *ret_n) {
+        Delegation *d = NULL;
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "(suas)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                Delegation *nd;
+
+                r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_STRUCT, "suas");
+                if (r <= 0)
+                        break;
+                nd = reallocarray(d, n + 1, sizeof(*d));
+                if (!nd) {
+                        r = -ENOMEM;
+                        break;
+                }
+                d = nd;
+                d[n] = (Delegation) {};
+                r = sd_bus_message_read(reply, "su", &d[n].cgroup, &d[n].uid);
+                if (r < 0)
+                        break;
+                r = sd_bus_message_read_strv(reply, &d[n].controllers);
+                if (r < 0)
+                        break;
+                n++;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r < 0) {
+                delegations_free(d, n);
+                return r;
+        }
+        if (n > 0)
+                qsort(d, n, sizeof(*d), delegation_compare);
+        *ret = d;
+        *ret_n = n;
+        return 0;
+}
+
+static int delegations_print_json(const Client *c, const Delegation *d, size_t n) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+
+        if (!a)
+                return log_oom();
+        for (size_t i = 0; i < n; i++) {
+                json_object *o = json_object_new_object();
+
+                if (json_append(a, o) < 0 ||
+                    json_add(o, "cgroup", json_object_new_string(d[i].cgroup)) < 0 ||
+                    json_add(o, "uid", json_object_new_int64(d[i].uid)) < 0 ||
+                    json_add(o, "controllers", json_new_strv(d[i].controllers)) < 0)
+                        return log_oom();
+        }
+        return print_json(c, a);
+}
+
+static int verb_delegations(Client *c, char **args, size_t n_args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        static const char *const header[] = { "CGROUP", "OWNER", "CONTROLLERS" };
+        Delegation *d = NULL;
+        size_t n = 0;
+        Table t;
+        int r;
+
+        r = client_call(c, "ListDelegations", &reply, NULL);
+        if (r < 0)
+                return r;
+        r = read_delegations(reply, &d, &n);
+        if (r < 0)
+                return client_log_parse_error("ListDelegations", r);
+
+        if (c->json) {
+                r = delegations_print_json(c, d, n);
+                delegations_free(d, n);
+                return r;
+        }
+
+        table_init(&t, ELEMENTSOF(header), header);
+        for (size_t i = 0; i < n; i++) {
+                table_add(&t, strdup(d[i].cgroup));
+                table_add(&t, format_uid((uid_t) d[i].uid));
+                table_add(&t, format_strv(d[i].controllers, " ", "(none)"));
+        }
+        delegations_free(d, n);
+        r = table_print(&t, stdout);
+        table_done(&t);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r >= 0 && printf("\n%zu delegation%s listed.\n", n, n == 1 ? "" : "s") < 0)
+                r = -EIO;
+        return r < 0 ? log_error_errno(r, "Failed to write the output: %m") : 0;
+}
+
+/* ---- the table ---- */
+
+const Verb verbs[] = {
+        { "status",      "",                  0, 0,        0,            NULL,
+          verb_status,      "Show the daemon's version, backend, cgroup root and counts" },
+        { "show",        "CGROUP",            1, 1,        0,            check_cgroup,
+          verb_show,        "Show a cgroup's controllers, subtree control, type and owner" },
+        { "tree",        "CONTROLLER",        1, 1,        0,            check_controller_arg,
+          verb_tree,        "Draw the controller's effective hierarchy (cgroups sharing a css)" },
+        { "enable",      "CGROUP CONTROLLER", 2, 2,        VERB_CHANGES, check_cgroup_controller,
+          verb_enable,      "Re-enable a controller that the cgroup's parent bypasses" },
+        { "bypass",      "CGROUP CONTROLLER", 2, 2,        VERB_CHANGES, check_cgroup_controller,
+          verb_bypass,      "Return a re-enabled controller to bypass" },
+        { "set",         "CGROUP CHANGE...",  2, SIZE_MAX, VERB_CHANGES, check_set,
+          verb_set,         "Change the cgroup's subtree control: +NAME enables, -NAME disables,\n"
+                            "#NAME bypasses (quote '#' from the shell)" },
+        { "delegations", "",                  0, 0,        0,            NULL,
+          verb_delegations, "List the subtrees delegated to owners, and their controllers" },
+        { "reload",      "",                  0, 0,        VERB_CHANGES, NULL,
+          verb_reload,      "Re-read the configuration and apply it" },
+};
+const size_t n_verbs = ELEMENTSOF(verbs);
+
+const Verb *verb_find(const char *name) {
+        for (size_t i = 0; i < n_verbs; i++)
+                if (streq(verbs[i].name, name))
+                        return &verbs[i];
+        return NULL;
+}

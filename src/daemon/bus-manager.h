@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * org.cgbypass1.Manager on /org/cgbypass1 (shared/design/interfaces.md;
+ * dbus/org.cgbypass1.Manager.xml documents it and must match the vtable).
+ */
+
+#include "manager.h"
+
+#define BUS_NAME        "org.cgbypass1"
+#define BUS_OBJECT_PATH "/org/cgbypass1"
+#define BUS_INTERFACE   "org.cgbypass1.Manager"
+
+/**
+ * manager_run_service() - serve on the bus until SIGTERM or SIGINT
+ *
+ * The manager's configuration is loaded, its backend open and applied.
+ * Connects to m->options.bus ("system" or "session", from the usual
+ * environment), registers the object, takes the name, tells systemd it is
+ * ready, and runs the event loop; SIGHUP reloads.
+ *
+ * Return: 0 on a clean exit, or -errno (logged).
+ */
+int manager_run_service(Manager *m);

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * polkit's org.freedesktop.PolicyKit1.Authority.CheckAuthorization, asked
+ * asynchronously, as systemd's bus_verify_polkit_async() does: the answer
+ * re-queues the method call, whose handler then finds the verdict here.
+ */
+#include <inttypes.h>
+
+#include "cgbypass/log.h"
+#include "cgbypass/strbuf.h"
+#include "polkit.h"
+
+#define POLKIT_NAME      "org.freedesktop.PolicyKit1"
+#define POLKIT_PATH      "/org/freedesktop/PolicyKit1/Authority"
+#define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
+
+/* polkit answers in milliseconds; an authentication dialog waits for a person */
+#define POLKIT_TIMEOUT_USEC             (25ULL * 1000 * 1000)
+#define POLKIT_INTERACTIVE_TIMEOUT_USEC (5ULL * 60 * 1000 * 1000)
+
+/* CheckAuthorization flags */
+#define POLKIT_ALLOW_USER_INTERACTION 1u
+
+struct PolkitQuery {
+        Manager *manager;
+        PolkitQuery *prev, *next;
+        sd_bus_message *call;   /* the method call waiting for the verdict */
+        char *action;
+        char *details;          /* "key=value\n..." to recognize the same question on the second pass */
+        uid_t uid;
+        char cancel_id[64];
+        sd_bus_slot *slot;      /* CheckAuthorization, while pending */
+        sd_bus_track *track;    /* the caller, while pending */
+        bool answered;
+        bool caller_gone;       /* disconnected after the answer, before the call ran again */
+        PolkitResult result;
+        char *error;            /* POLKIT_FAILED: why */
+};
+
+static PolkitQuery *polkit_query_free(PolkitQuery *q) {
+        Manager *m;
+
+        if (!q)
+                return NULL;
+        m = q->manager;
+        if (q->prev)
+                q->prev->next = q->next;
+        else
+                m->queries = q->next;
+        if (q->next)
+                q->next->prev = q->prev;
+        m->n_queries--;
+        sd_bus_slot_unref(q->slot);     /* cancels a pending callback */
+        sd_bus_track_unref(q->track);
+        sd_bus_message_unref(q->call);
+        free(q->action);
+        free(q->details);
+        free(q->error);
+        free(q);
+        return NULL;
+}
+
+void polkit_queries_free_all(Manager *m) {
+        while (m->queries)
+                polkit_query_free(m->queries);
+}
+
+static PolkitQuery *polkit_query_find(Manager *m, sd_bus_message *call) {
+        for (PolkitQuery *q = m->queries; q; q = q->next)
+                if (q->call == call)
+                        return q;
+        return NULL;
+}
+
+static unsigned polkit_queries_of(Manager *m, uid_t uid) {
+        unsigned n = 0;
+
+        for (PolkitQuery *q = m->queries; q; q = q->next)
+                if (q->uid == uid && !q->answered)
+                        n++;
+        return n;
+}
+
+static int on_caller_gone(sd_bus_track *t, void *userdata) {
+        PolkitQuery *q = userdata;
+        sd_bus *bus = sd_bus_track_get_bus(t);
+
+        if (q->answered) {
+                /* the call is queued to run again: it must find out, and not run */
+                q->caller_gone = true;
+                q->track = sd_bus_track_unref(q->track);
+                return 0;
+        }
+        log_notice("Caller uid=%u (%s) disconnected while polkit was asked about %s; request dropped.",
+                   (unsigned) q->uid, strempty(sd_bus_message_get_sender(q->call)), q->action);
+        /* polkit may be showing an authentication dialog for it */
+        (void) sd_bus_call_method_async(bus, NULL, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
+                                        "CancelCheckAuthorization", NULL, NULL, "s", q->cancel_id);
+        polkit_query_free(q);
+        return 0;
+}
+
+static int parse_verdict(sd_bus_message *reply, PolkitResult *ret) {
+        int authorized, challenge, r;
+
+        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_STRUCT, "bba{ss}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+        if (r < 0)
+                return r;
+        *ret = authorized ? POLKIT_AUTHORIZED : challenge ? POLKIT_CHALLENGE : POLKIT_DENIED;
+        return 0;
+}
+
+static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        PolkitQuery *q = userdata;
+        const sd_bus_error *e;
+        int r;
+
+        q->slot = sd_bus_slot_unref(q->slot);
+        q->answered = true;
+
+        e = sd_bus_message_get_error(reply);
+        if (e) {
+                /* polkit not running, a timeout, polkit's own refusal to answer */
+                q->result = POLKIT_FAILED;
+                if (asprintf(&q->error, "%s: %s", strempty(e->name), strempty(e->message)) < 0)
+                        q->error = NULL;
+        } else {
+                r = parse_verdict(reply, &q->result);
+                if (r < 0) {
+                        q->result = POLKIT_FAILED;
+                        q->error = strdup("polkit's answer could not be parsed");
+                }
+        }
+
+        /* run the method again: its handler finds the verdict */
+        r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->call), q->call);
+        if (r < 0) {
+                log_error_errno(r, "Failed to queue the call of uid=%u again after polkit's answer, dropping it: %m",
+                                (unsigned) q->uid);
+                (void) sd_bus_reply_method_errorf(q->call, SD_BUS_ERROR_FAILED,
+                                                  "cgbypassd could not continue the request");
+                polkit_query_free(q);
+        }
+        return 0;
+}
+
+static int details_string(char *const *details, char **ret) {
+        StrBuf b = STRBUF_INIT;
+
+        for (char *const *d = details; d && d[0] && d[1]; d += 2)
+                strbuf_printf(&b, "%s=%s\n", d[0], d[1]);
+        return strbuf_steal(&b, ret);
+}
+
+static int polkit_send(Manager *m, PolkitQuery *q, char *const *details) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
+        const char *sender = sd_bus_message_get_sender(q->call);
+        bool interactive = sd_bus_message_get_allow_interactive_authorization(q->call) > 0;
+        int r;
+
+        if (!sender)
+                return -EBADMSG;
+        r = sd_bus_message_new_method_call(m->bus, &msg, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
+                                           "CheckAuthorization");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(msg, "(sa{sv})s", "system-bus-name", 1, "name", "s", sender, q->action);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "{ss}");
+        if (r < 0)
+                return r;
+        for (char *const *d = details; d && d[0] && d[1]; d += 2) {
+                r = sd_bus_message_append(msg, "{ss}", d[0], d[1]);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(msg);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(msg, "us", interactive ? POLKIT_ALLOW_USER_INTERACTION : 0u, q->cancel_id);
+        if (r < 0)
+                return r;
+        return sd_bus_call_async(m->bus, &q->slot, msg, on_polkit_reply, q,
+                                 interactive ? POLKIT_INTERACTIVE_TIMEOUT_USEC : POLKIT_TIMEOUT_USEC);
+}
+
+int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
+                 PolkitResult *ret, char **reterr_message) {
+        _cleanup_free_ char *key = NULL;
+        PolkitQuery *q;
+        int r;
+
+        r = details_string(details, &key);
+        if (r < 0)
+                return r;
+
+        q = polkit_query_find(m, call);
+        if (q) {
+                if (!q->answered) {
+                        *ret = POLKIT_PENDING;
+                        return 0;
+                }
+                if (streq(q->action, action) && streq(q->details, key)) {
+                        PolkitResult result = q->caller_gone ? POLKIT_CALLER_GONE : q->result;
+
+                        /* gone between polkit's answer and now, before the track heard of it? */
+                        if (result == POLKIT_AUTHORIZED &&
+                            sd_bus_get_name_creds(m->bus, sd_bus_message_get_sender(call), 0, NULL) < 0)
+                                result = POLKIT_CALLER_GONE;
+                        if (result == POLKIT_FAILED && reterr_message)
+                                *reterr_message = TAKE_PTR(q->error);
+                        polkit_query_free(q);
+                        *ret = result;
+                        return 0;
+                }
+                /* the question changed between the passes (a reload): ask again */
+                polkit_query_free(q);
+        }
+
+        if (m->n_queries >= MANAGER_QUERIES_MAX || polkit_queries_of(m, uid) >= MANAGER_QUERIES_PER_UID_MAX)
+                return -EBUSY;
+
+        q = calloc(1, sizeof(PolkitQuery));
+        if (!q)
+                return -ENOMEM;
+        q->manager = m;
+        q->next = m->queries;
+        if (m->queries)
+                m->queries->prev = q;
+        m->queries = q;
+        m->n_queries++;
+        q->call = sd_bus_message_ref(call);
+        q->uid = uid;
+        q->details = TAKE_PTR(key);
+        q->action = strdup(action);
+        if (!q->action) {
+                polkit_query_free(q);
+                return -ENOMEM;
+        }
+        (void) snprintf(q->cancel_id, sizeof(q->cancel_id), "cgbypassd-%d-%" PRIu64, (int) getpid(),
+                        ++m->query_serial);
+
+        /* first the caller, so that a caller already gone costs polkit nothing */
+        r = sd_bus_track_new(m->bus, &q->track, on_caller_gone, q);
+        if (r >= 0)
+                r = sd_bus_track_add_sender(q->track, call);
+        if (r < 0) {
+                polkit_query_free(q);
+                if (r == -ENOMEM)
+                        return r;
+                *ret = POLKIT_CALLER_GONE;
+                return 0;
+        }
+        r = polkit_send(m, q, details);
+        if (r < 0) {
+                polkit_query_free(q);
+                return r;
+        }
+        *ret = POLKIT_PENDING;
+        return 0;
+}

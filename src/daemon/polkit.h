@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * polkit over D-Bus, asynchronously, without libpolkit. A method handler
+ * calls polkit_check(); the first time, it sends CheckAuthorization for the
+ * caller (subject system-bus-name) and returns POLKIT_PENDING, and the
+ * handler returns without a reply. polkit's answer is stored and the call is
+ * queued again with sd_bus_enqueue_for_read(); the handler runs a second
+ * time, and polkit_check() hands it the verdict.
+ *
+ * polkit absent, an error or a timeout mean no. A caller that disconnects
+ * while its check is pending is forgotten: the check is cancelled, the call
+ * never runs again, nothing is applied.
+ */
+
+#include <systemd/sd-bus.h>
+
+#include "manager.h"
+
+typedef enum PolkitResult {
+        POLKIT_PENDING,         /* asked; the handler must return 1 without a reply */
+        POLKIT_AUTHORIZED,
+        POLKIT_DENIED,          /* polkit said no */
+        POLKIT_CHALLENGE,       /* polkit said no, but authentication could say yes */
+        POLKIT_FAILED,          /* polkit could not be asked or failed: no */
+        POLKIT_CALLER_GONE,     /* the caller disconnected meanwhile: drop the call */
+} PolkitResult;
+
+/**
+ * polkit_check() - may the sender of @call do @action?
+ * @details: NULL-terminated key, value, key, value, ... for CheckAuthorization
+ * @uid: the caller's uid, to limit pending checks per caller
+ * @ret: the verdict
+ * @reterr_message: for POLKIT_FAILED, what went wrong (malloc'ed, may be NULL)
+ *
+ * Interactive authorization is allowed only when @call allows it.
+ * Return: 0; -EBUSY when too many checks are pending (MANAGER_QUERIES_MAX,
+ * MANAGER_QUERIES_PER_UID_MAX); -ENOMEM; another -errno when the query
+ * could not be sent.
+ */
+int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
+                 PolkitResult *ret, char **reterr_message);
+
+/* Forget every check (shutdown): their calls get no reply from us. */
+void polkit_queries_free_all(Manager *m);

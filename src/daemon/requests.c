@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Client changes: the overlay of bus requests over the configuration, and its file. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "cgbypass/log.h"
+#include "cgbypass/strbuf.h"
+#include "requests.h"
+
+const char client_change_origin[] = "client change";
+
+#define CHANGES_HEADER "# cgbypassd client changes v1; written by cgbypassd, do not edit"
+
+bool cgroup_path_is_at_or_below(const char *path, const char *top) {
+        size_t n = strlen(top);
+
+        if (streq(top, "/"))
+                return path[0] == '/';
+        return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+void client_changes_done(ClientChanges *c) {
+        for (size_t i = 0; i < c->n; i++)
+                free(c->items[i].path);
+        free(c->items);
+        *c = (ClientChanges) {};
+}
+
+int client_changes_copy(const ClientChanges *c, ClientChanges *ret) {
+        ClientChanges n = {};
+
+        n.items = calloc(c->n ? c->n : 1, sizeof(ClientChange));
+        if (!n.items)
+                return -ENOMEM;
+        for (; n.n < c->n; n.n++) {
+                n.items[n.n] = c->items[n.n];
+                n.items[n.n].path = strdup(c->items[n.n].path);
+                if (!n.items[n.n].path) {
+                        client_changes_done(&n);
+                        return -ENOMEM;
+                }
+        }
+        *ret = n;
+        return 0;
+}
+
+ClientChange *client_changes_find(const ClientChanges *c, const char *path) {
+        for (size_t i = 0; i < c->n; i++)
+                if (streq(c->items[i].path, path))
+                        return &c->items[i];
+        return NULL;
+}
+
+void client_changes_remove(ClientChanges *c, size_t index) {
+        free(c->items[index].path);
+        memmove(&c->items[index], &c->items[index + 1], (c->n - index - 1) * sizeof(ClientChange));
+        c->n--;
+}
+
+CgMask client_change_mask(const ClientChange *ch) {
+        return ch->sc_enable | ch->sc_bypass | ch->sc_disable | ch->ctl_enable | ch->ctl_bypass;
+}
+
+static ClientChange *client_changes_add(ClientChanges *c, const char *path) {
+        ClientChange *n = reallocarray(c->items, c->n + 1, sizeof(ClientChange));
+        if (!n)
+                return NULL;
+        c->items = n;
+        n[c->n] = (ClientChange) { .path = strdup(path), .owner = (uid_t) -1 };
+        if (!n[c->n].path)
+                return NULL;
+        return &n[c->n++];
+}
+
+int client_changes_set(ClientChanges *c, const char *path, bool subtree, const ControllerChange *ch,
+                       bool admin, uid_t owner) {
+        ClientChange *x = client_changes_find(c, path);
+        CgMask mask;
+
+        if (!x) {
+                x = client_changes_add(c, path);
+                if (!x)
+                        return -ENOMEM;
+        }
+        if (subtree) {
+                mask = ch->enable | ch->bypass | ch->disable;
+                x->sc_enable = (x->sc_enable & ~mask) | ch->enable;
+                x->sc_bypass = (x->sc_bypass & ~mask) | ch->bypass;
+                x->sc_disable = (x->sc_disable & ~mask) | ch->disable;
+        } else {
+                mask = ch->enable | ch->bypass;
+                x->ctl_enable = (x->ctl_enable & ~mask) | ch->enable;
+                x->ctl_bypass = (x->ctl_bypass & ~mask) | ch->bypass;
+        }
+        if (admin)
+                x->admin |= mask;
+        else {
+                x->admin &= ~mask;
+                x->owner = owner;
+        }
+        return 0;
+}
+
+static void strip(ClientChange *x, CgMask m) {
+        x->sc_enable &= ~m;
+        x->sc_bypass &= ~m;
+        x->sc_disable &= ~m;
+        x->ctl_enable &= ~m;
+        x->ctl_bypass &= ~m;
+        x->admin &= ~m;
+}
+
+size_t client_changes_prune(ClientChanges *c, const Config *config) {
+        size_t n = 0;
+
+        for (size_t i = c->n; i-- > 0;) {
+                ClientChange *x = &c->items[i];
+                const DelegateSpec *d = config_find_delegation(config, x->path);
+                bool managed = config_find_cgroup(config, x->path) || (d && streq(d->path, x->path));
+
+                if (!managed && !d) {
+                        log_notice("Dropping the client change of %s: the configuration neither manages nor "
+                                   "delegates it any more.", x->path);
+                        client_changes_remove(c, i);
+                        n++;
+                        continue;
+                }
+                CgMask by_owner = client_change_mask(x) & ~x->admin;
+                CgMask allowed = d && d->uid == x->owner ? d->controllers : 0;
+                if (by_owner & ~allowed) {
+                        _cleanup_free_ char *names = controller_mask_to_string(by_owner & ~allowed, " ");
+                        log_notice("Dropping the client change of %s for %s: its owner (uid %u) no longer has "
+                                   "them delegated.", x->path, strempty(names), (unsigned) x->owner);
+                        strip(x, by_owner & ~allowed);
+                        n++;
+                }
+                if (!client_change_mask(x))
+                        client_changes_remove(c, i);
+        }
+        return n;
+}
+
+static void overlay(DesiredCgroup *d, const ClientChange *x, Origin origin) {
+        CgMask sc = x->sc_enable | x->sc_bypass | x->sc_disable, ctl = x->ctl_enable | x->ctl_bypass;
+
+        if (sc) {
+                d->sc_enable = (d->sc_enable & ~sc) | x->sc_enable;
+                d->sc_bypass = (d->sc_bypass & ~sc) | x->sc_bypass;
+                d->sc_disable = (d->sc_disable & ~sc) | x->sc_disable;
+                d->sc_origin = origin;
+        }
+        if (ctl) {
+                d->ctl_enable = (d->ctl_enable & ~ctl) | x->ctl_enable;
+                d->ctl_bypass = (d->ctl_bypass & ~ctl) | x->ctl_bypass;
+                d->ctl_origin = origin;
+        }
+}
+
+int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const Hierarchy *h, const char *below,
+                         DesiredSet *ret, size_t **ret_gone, size_t *ret_n_gone) {
+        _cleanup_free_ size_t *gone = NULL;
+        DesiredSet s = {};
+        size_t n_gone = 0;
+
+        s.items = calloc(config->n + c->n + 1, sizeof(DesiredCgroup));
+        gone = calloc(c->n + 1, sizeof(size_t));
+        if (!s.items || !gone) {
+                free(s.items);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < config->n; i++)
+                if (!below || cgroup_path_is_at_or_below(config->items[i].path, below))
+                        s.items[s.n++] = config->items[i];
+
+        for (size_t i = 0; i < c->n; i++) {
+                const ClientChange *x = &c->items[i];
+                Origin origin = { .file = client_change_origin, .line = (unsigned) i + 1 };
+                DesiredCgroup *d = NULL;
+                Cgroup *cg;
+
+                if (below && !cgroup_path_is_at_or_below(x->path, below))
+                        continue;
+                for (size_t j = 0; j < s.n; j++)
+                        if (streq(s.items[j].path, x->path))
+                                d = &s.items[j];
+                if (!d) {
+                        /* a client change never creates a cgroup: it was made for one that existed */
+                        if (h && hierarchy_lookup(h, x->path, &cg) < 0) {
+                                gone[n_gone++] = i;
+                                continue;
+                        }
+                        d = &s.items[s.n++];
+                        *d = (DesiredCgroup) { .path = x->path, .origin = origin,
+                                               .sc_origin = origin, .ctl_origin = origin };
+                }
+                overlay(d, x, origin);
+        }
+        *ret = s;
+        if (ret_gone) {
+                *ret_gone = TAKE_PTR(gone);
+                *ret_n_gone = n_gone;
+        }
+        return 0;
+}
+
+static void append_tokens(StrBuf *b, const char *key, CgMask plus, CgMask hash, CgMask minus) {
+        bool first = true;
+
+        strbuf_printf(b, " %s=", key);
+        FOREACH_CONTROLLER_IN(x, plus | hash | minus) {
+                strbuf_printf(b, "%s%c%s", first ? "" : ",",
+                              plus & CGMASK(x) ? '+' : hash & CGMASK(x) ? '#' : '-', controller_to_string(x));
+                first = false;
+        }
+}
+
+char *client_change_to_string(const ClientChange *x) {
+        StrBuf b = STRBUF_INIT;
+        char *s;
+
+        append_tokens(&b, "subtree_control", x->sc_enable, x->sc_bypass, x->sc_disable);
+        append_tokens(&b, "controllers", x->ctl_enable, x->ctl_bypass, 0);
+        if (strbuf_steal(&b, &s) < 0)
+                return NULL;
+        memmove(s, s + 1, strlen(s));   /* the leading space */
+        return s;
+}
+
+int client_changes_save(const char *dir, const ClientChanges *c) {
+        _cleanup_free_ char *path = NULL, *tmp = NULL, *text = NULL;
+        _cleanup_close_ int fd = -1, dfd = -1;
+        StrBuf b = STRBUF_INIT;
+        size_t len;
+
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (asprintf(&path, "%s/%s", dir, CLIENT_CHANGES_FILE_NAME) < 0 ||
+            asprintf(&tmp, "%s/.%s.tmp", dir, CLIENT_CHANGES_FILE_NAME) < 0)
+                return -ENOMEM;
+
+        strbuf_append(&b, CHANGES_HEADER "\n");
+        for (size_t i = 0; i < c->n; i++) {
+                const ClientChange *x = &c->items[i];
+                _cleanup_free_ char *admin = controller_mask_to_string(x->admin, ",");
+
+                strbuf_printf(&b, "change %s", x->path);
+                append_tokens(&b, "sc", x->sc_enable, x->sc_bypass, x->sc_disable);
+                append_tokens(&b, "ctl", x->ctl_enable, x->ctl_bypass, 0);
+                if (!admin)
+                        b.oom = true;
+                strbuf_printf(&b, " admin=%s", strempty(admin));
+                if (x->owner == (uid_t) -1)
+                        strbuf_append(&b, " owner=-\n");
+                else
+                        strbuf_printf(&b, " owner=%u\n", (unsigned) x->owner);
+        }
+        if (strbuf_steal(&b, &text) < 0)
+                return -ENOMEM;
+
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        len = strlen(text);
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(fd, text + off, len - off);
+                if (n < 0) {
+                        int r = -errno;
+                        if (r == -EINTR)
+                                continue;
+                        (void) unlink(tmp);
+                        return r;
+                }
+                off += (size_t) n;
+        }
+        if (fsync(fd) < 0 || rename(tmp, path) < 0) {
+                int r = -errno;
+                (void) unlink(tmp);
+                return r;
+        }
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0)
+                (void) fsync(dfd);
+        return 0;
+}
+
+static int parse_tokens(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {
+        _cleanup_free_ char *copy = strdup(value);
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                Controller x = controller_from_string(t + 1);
+                if (x < 0 || ((*plus | *hash | *minus) & CGMASK(x)))
+                        return -EBADMSG;
+                if (t[0] == '+')
+                        *plus |= CGMASK(x);
+                else if (t[0] == '#')
+                        *hash |= CGMASK(x);
+                else if (t[0] == '-' && allow_minus)
+                        *minus |= CGMASK(x);
+                else
+                        return -EBADMSG;
+        }
+        return 0;
+}
+
+static int parse_line(char *line, ClientChanges *c) {
+        char *save = NULL, *word;
+        ClientChange *x;
+        int r = 0;
+
+        word = strtok_r(line, " ", &save);
+        if (!word || !streq(word, "change"))
+                return -EBADMSG;
+        word = strtok_r(NULL, " ", &save);
+        if (!word || config_path_verify(word, NULL) < 0 || client_changes_find(c, word))
+                return -EBADMSG;
+        x = client_changes_add(c, word);
+        if (!x)
+                return -ENOMEM;
+        while (r >= 0 && (word = strtok_r(NULL, " ", &save))) {
+                CgMask unused = 0;
+                char *end;
+
+                if (startswith(word, "sc="))
+                        r = parse_tokens(word + 3, true, &x->sc_enable, &x->sc_bypass, &x->sc_disable);
+                else if (startswith(word, "ctl="))
+                        r = parse_tokens(word + 4, false, &x->ctl_enable, &x->ctl_bypass, &unused);
+                else if (startswith(word, "admin="))
+                        r = controller_mask_from_list(word + 6, &x->admin, NULL) < 0 ? -EBADMSG : 0;
+                else if (streq(word, "owner=-"))
+                        x->owner = (uid_t) -1;
+                else if (startswith(word, "owner=")) {
+                        errno = 0;
+                        unsigned long u = strtoul(word + 6, &end, 10);
+                        if (errno || *end || end == word + 6 || u >= (uid_t) -1)
+                                r = -EBADMSG;
+                        else
+                                x->owner = (uid_t) u;
+                } else
+                        r = -EBADMSG;
+        }
+        return r;
+}
+
+int client_changes_load(const char *dir, ClientChanges *ret) {
+        _cleanup_free_ char *path = NULL, *line = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        ClientChanges c = {};
+        size_t cap = 0;
+        unsigned lineno = 0;
+        int r = 0;
+
+        if (asprintf(&path, "%s/%s", dir, CLIENT_CHANGES_FILE_NAME) < 0)
+                return -ENOMEM;
+        f = fopen(path, "re");
+        if (!f) {
+                if (errno != ENOENT)
+                        return -errno;
+                *ret = c;
+                return 0;
+        }
+        while (getline(&line, &cap, f) > 0) {
+                lineno++;
+                line[strcspn(line, "\n")] = '\0';
+                if (lineno == 1) {
+                        if (!streq(line, CHANGES_HEADER)) {
+                                r = -EBADMSG;
+                                break;
+                        }
+                        continue;
+                }
+                r = parse_line(line, &c);
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0 && lineno == 0)
+                r = -EBADMSG;
+        if (r < 0) {
+                client_changes_done(&c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}

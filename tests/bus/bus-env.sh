@@ -1,0 +1,236 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash disable=SC2034
+#
+# A private system-like bus for the bus and polkit tests, sourced by them:
+#
+#   . bus-env.sh
+#   bus_env_init SRCDIR              # temp dir, traps; skips (exit 0) unless root + tools
+#   bus_env_start_bus                # dbus-daemon: the stock system.conf policy, our socket,
+#                                    #   + SRCDIR/dbus/org.cgbypass1.conf
+#   bus_env_install_policy           # SRCDIR/polkit/org.cgbypass1.policy -> /usr/share/polkit-1/actions
+#   bus_env_add_rules NAME TEXT      # /etc/polkit-1/rules.d/NN-cgbypass-test-PID-NAME.rules
+#   bus_env_start_polkit             # the real polkitd on that bus
+#   bus_env_stop_polkit
+#   bus_env_add_user VAR             # a new unprivileged user; VAR=name, VAR_uid=uid
+#   bus_env_as USER CMD...           # run CMD as USER (setpriv), on the private bus
+#   bus_env_start_daemon ARGS...     # cgbypassd --bus system ARGS, waits for org.cgbypass1
+#   bus_env_stop_daemon [SIGNAL]     # SIGTERM by default; sets BUS_ENV_DAEMON_STATUS
+#
+# Everything made here is removed again at exit: processes (by pid), users,
+# rules and the action file (if this run installed it), the temp dir
+# (BUS_ENV_KEEP=DIR copies the logs there first).
+# Exported: DBUS_SYSTEM_BUS_ADDRESS, BUS_ENV_DIR, BUS_ENV_DAEMON_LOG.
+
+BUS_ENV_DIR=
+BUS_ENV_BUS_PID=
+BUS_ENV_POLKIT_PID=
+BUS_ENV_DAEMON_PID=
+BUS_ENV_DAEMON_LOG=
+BUS_ENV_DAEMON_STATUS=
+BUS_ENV_USERS=()
+BUS_ENV_FILES=()
+BUS_ENV_SRC=
+BUS_ENV_CGBYPASSD=
+
+bus_env_skip() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+bus_env_cleanup() {
+	local pid
+	for pid in "$BUS_ENV_DAEMON_PID" "$BUS_ENV_POLKIT_PID" "$BUS_ENV_BUS_PID"; do
+		[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	BUS_ENV_DAEMON_PID='' BUS_ENV_POLKIT_PID='' BUS_ENV_BUS_PID=''
+	local u f
+	for u in "${BUS_ENV_USERS[@]}"; do
+		userdel "$u" >/dev/null 2>&1 || echo "# could not remove the test user $u" >&2
+	done
+	BUS_ENV_USERS=()
+	for f in "${BUS_ENV_FILES[@]}"; do
+		rm -f "$f"
+	done
+	BUS_ENV_FILES=()
+	# BUS_ENV_KEEP=DIR keeps the logs (cgbypassd, dbus-daemon, polkitd) there
+	if [ -n "${BUS_ENV_KEEP:-}" ] && [ -n "$BUS_ENV_DIR" ]; then
+		mkdir -p "$BUS_ENV_KEEP" && cp "$BUS_ENV_DIR"/*.log "$BUS_ENV_KEEP"/ 2>/dev/null
+	fi
+	[ -n "$BUS_ENV_DIR" ] && rm -rf "$BUS_ENV_DIR"
+	BUS_ENV_DIR=
+}
+
+# bus_env_init SRCDIR CGBYPASSD
+bus_env_init() {
+	BUS_ENV_SRC=${1:?source dir}
+	BUS_ENV_CGBYPASSD=${2:?cgbypassd}
+	[ "$(id -u)" = 0 ] || bus_env_skip "needs root (a private system bus, polkitd, test users)"
+	local t
+	for t in dbus-daemon busctl setpriv useradd userdel python3; do
+		command -v "$t" >/dev/null 2>&1 || bus_env_skip "$t is not installed"
+	done
+	BUS_ENV_DIR=$(mktemp -d /tmp/cgb-bus-XXXXXX) || exit 1
+	# the test users reach the bus socket and the sim directories below it
+	chmod 0755 "$BUS_ENV_DIR"
+	BUS_ENV_DAEMON_LOG=$BUS_ENV_DIR/cgbypassd.log
+	trap bus_env_cleanup EXIT
+	trap 'exit 130' INT TERM
+	export BUS_ENV_DIR BUS_ENV_DAEMON_LOG
+}
+
+# wait_for SECONDS CMD...: poll every 50 ms until CMD succeeds
+bus_env_wait_for() {
+	local limit=$(($1 * 20)) i
+	shift
+	for ((i = 0; i < limit; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+bus_env_has_name() {
+	busctl --system status "$1" >/dev/null 2>&1
+}
+
+bus_env_start_bus() {
+	local conf=$BUS_ENV_DIR/system.conf sock=$BUS_ENV_DIR/system_bus_socket
+	# The stock system bus policy, minus what makes it the machine's bus:
+	# no user switch, fork, pidfile, syslog or activation helper; our socket;
+	# absolute include dirs (relative ones resolve against the config's place).
+	sed -e '/<user>/d' -e '/<fork\/>/d' -e '/<pidfile>/d' -e '/<syslog\/>/d' \
+		-e '/<servicehelper>/d' -e '/<standard_system_servicedirs\/>/d' \
+		-e "s|<listen>.*</listen>|<listen>unix:path=$sock</listen>|" \
+		-e 's|<includedir>system.d</includedir>|<includedir>/usr/share/dbus-1/system.d</includedir>|' \
+		-e "s|</busconfig>|  <include>$BUS_ENV_SRC/dbus/org.cgbypass1.conf</include>\n</busconfig>|" \
+		/usr/share/dbus-1/system.conf >"$conf" || return 1
+	grep -q "$sock" "$conf" || { echo "# system.conf has no <listen> to adapt" >&2; return 1; }
+	dbus-daemon --config-file="$conf" --nofork --nopidfile --nosyslog 2>"$BUS_ENV_DIR/dbus.log" &
+	BUS_ENV_BUS_PID=$!
+	export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$sock
+	unset DBUS_SESSION_BUS_ADDRESS
+	bus_env_wait_for 10 busctl --system list || {
+		echo "# dbus-daemon did not come up:" >&2
+		sed 's/^/# /' "$BUS_ENV_DIR/dbus.log" >&2
+		return 1
+	}
+}
+
+# Install the project's polkit actions (polkitd reads only /usr/share/polkit-1/actions).
+bus_env_install_policy() {
+	local dst=/usr/share/polkit-1/actions/org.cgbypass1.policy
+	[ -d /usr/share/polkit-1/actions ] || return 1
+	if [ -e "$dst" ]; then
+		cmp -s "$dst" "$BUS_ENV_SRC/polkit/org.cgbypass1.policy" && return 0
+		echo "# $dst exists and differs from the source tree's; testing against the installed one" >&2
+		return 0
+	fi
+	cp "$BUS_ENV_SRC/polkit/org.cgbypass1.policy" "$dst" || return 1
+	BUS_ENV_FILES+=("$dst")
+}
+
+# bus_env_add_rules NAME TEXT: a rules file, read by polkitd at its start (and on change)
+bus_env_add_rules() {
+	local f=/etc/polkit-1/rules.d/10-cgbypass-test-$$-$1.rules
+	mkdir -p /etc/polkit-1/rules.d
+	printf '%s\n' "$2" >"$f" || return 1
+	chmod 0644 "$f"
+	BUS_ENV_FILES+=("$f")
+}
+
+bus_env_remove_rules() {
+	rm -f "/etc/polkit-1/rules.d/10-cgbypass-test-$$-$1.rules"
+}
+
+bus_env_start_polkit() {
+	local polkitd=/usr/lib/polkit-1/polkitd
+	[ -x "$polkitd" ] || polkitd=/usr/libexec/polkitd
+	[ -x "$polkitd" ] || return 1
+	# it drops to its own user; it finds the bus through DBUS_SYSTEM_BUS_ADDRESS
+	"$polkitd" --no-debug >>"$BUS_ENV_DIR/polkitd.log" 2>&1 &
+	BUS_ENV_POLKIT_PID=$!
+	bus_env_wait_for 20 bus_env_has_name org.freedesktop.PolicyKit1 || {
+		echo "# polkitd did not come up:" >&2
+		sed 's/^/# /' "$BUS_ENV_DIR/polkitd.log" >&2
+		return 1
+	}
+}
+
+bus_env_stop_polkit() {
+	[ -n "$BUS_ENV_POLKIT_PID" ] || return 0
+	kill "$BUS_ENV_POLKIT_PID" 2>/dev/null
+	wait "$BUS_ENV_POLKIT_PID" 2>/dev/null
+	BUS_ENV_POLKIT_PID=
+	bus_env_wait_for 10 eval '! bus_env_has_name org.freedesktop.PolicyKit1'
+}
+
+# bus_env_add_user VAR: VAR=cgbtN-PID, VAR_uid, VAR_gid
+bus_env_add_user() {
+	local var=$1 name
+	name=cgbt${#BUS_ENV_USERS[@]}-$$
+	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+		--user-group "$name" >/dev/null 2>&1 || return 1
+	BUS_ENV_USERS+=("$name")
+	printf -v "$var" '%s' "$name"
+	printf -v "${var}_uid" '%s' "$(id -u "$name")"
+	printf -v "${var}_gid" '%s' "$(id -g "$name")"
+}
+
+# bus_env_as USER CMD...
+bus_env_as() {
+	local u=$1
+	shift
+	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups \
+		env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"
+}
+
+# bus_env_start_daemon ARGS...: cgbypassd on the private bus, stderr to BUS_ENV_DAEMON_LOG
+bus_env_start_daemon() {
+	"$BUS_ENV_CGBYPASSD" --bus system "$@" >>"$BUS_ENV_DAEMON_LOG" 2>&1 &
+	BUS_ENV_DAEMON_PID=$!
+	BUS_ENV_DAEMON_STATUS=
+	if ! bus_env_wait_for 30 bus_env_has_name org.cgbypass1; then
+		echo "# cgbypassd did not come up:" >&2
+		sed 's/^/# /' "$BUS_ENV_DAEMON_LOG" >&2
+		bus_env_stop_daemon KILL
+		return 1
+	fi
+}
+
+bus_env_daemon_alive() {
+	[ -n "$BUS_ENV_DAEMON_PID" ] && kill -0 "$BUS_ENV_DAEMON_PID" 2>/dev/null
+}
+
+bus_env_stop_daemon() {
+	[ -n "$BUS_ENV_DAEMON_PID" ] || return 0
+	kill -"${1:-TERM}" "$BUS_ENV_DAEMON_PID" 2>/dev/null
+	wait "$BUS_ENV_DAEMON_PID"
+	BUS_ENV_DAEMON_STATUS=$?
+	BUS_ENV_DAEMON_PID=
+	return 0
+}
+
+# TAP
+BUS_ENV_N=0
+BUS_ENV_FAILED=0
+ok() {
+	BUS_ENV_N=$((BUS_ENV_N + 1))
+	echo "ok $BUS_ENV_N - $1"
+}
+not_ok() {
+	BUS_ENV_N=$((BUS_ENV_N + 1))
+	BUS_ENV_FAILED=$((BUS_ENV_FAILED + 1))
+	echo "not ok $BUS_ENV_N - $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+	return 0
+}
+# check DESCRIPTION CMD...: ok when CMD succeeds, else not ok with its output
+check() {
+	local d=$1 out
+	shift
+	if out=$("$@" 2>&1); then ok "$d"; else not_ok "$d" "$out"; fi
+}
+bus_env_done() {
+	echo "1..$BUS_ENV_N"
+	[ "$BUS_ENV_FAILED" -eq 0 ]
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# ok and not_ok never fail, so 'test && ok || not_ok' is an if-else here
+# shellcheck disable=SC2015,SC2012,SC2154 # SC2154: users come from bus_env_add_user
+#
+# cgbypassd on the host's real cgroup2 (the emulated backend, a stock
+# kernel), in a scratch subtree, with the real polkitd and an unprivileged
+# owner: the delegation is handed over in the kernel's files, the owner
+# re-enables a bypassed controller (the kernel shows it), the daemon learns
+# a child the owner made with mkdir(2), refuses a change the kernel's
+# no-internal-process rule forbids, keeps the state over a broken reload and
+# a restart. Skips without a writable cgroup2 mount offering a domain
+# controller (CGB_TEST_CGROUP2, CGB_TEST_CONTROLLER: default the first mount,
+# hugetlb). The mount root's cgroup.subtree_control is restored after. TAP.
+set -uo pipefail
+
+src=${1:?source dir}
+daemon=${2:?cgbypassd}
+client=${3:?bus-client}
+# shellcheck source=tests/bus/bus-env.sh
+. "$src/tests/bus/bus-env.sh"
+bus_env_init "$src" "$daemon"
+[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+
+mnt=${CGB_TEST_CGROUP2:-$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)}
+X=${CGB_TEST_CONTROLLER:-hugetlb}
+[ -n "$mnt" ] && [ -w "$mnt/cgroup.subtree_control" ] || bus_env_skip "no writable cgroup2 mount"
+grep -qw "$X" "$mnt/cgroup.controllers" || bus_env_skip "the cgroup2 mount $mnt does not offer $X"
+scratch=$mnt/cgb-bus-$$
+added=
+sleeper=
+
+cleanup_kernel() {
+	[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null && wait "$sleeper" 2>/dev/null
+	# bottom-up; a cgroup with a process left cannot go, and says so
+	if [ -d "$scratch" ]; then
+		find "$scratch" -depth -type d -exec rmdir {} \; 2>/dev/null
+		[ -d "$scratch" ] && echo "# could not remove $scratch" >&2
+	fi
+	[ -n "$added" ] && echo "-$X" >"$mnt/cgroup.subtree_control" 2>/dev/null
+	bus_env_cleanup
+}
+trap cleanup_kernel EXIT
+
+if ! grep -qw "$X" "$mnt/cgroup.subtree_control"; then
+	echo "+$X" >"$mnt/cgroup.subtree_control" || bus_env_skip "cannot enable $X in $mnt"
+	added=1
+fi
+mkdir "$scratch" || bus_env_skip "cannot make $scratch"
+
+bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
+bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
+bus_env_add_user alice || { echo "Bail out! useradd failed"; exit 1; }
+bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
+
+D=$BUS_ENV_DIR
+cat >"$D/c.conf" <<CONF
+[daemon]
+backend = emulated
+
+[cgroup]
+path = /
+subtree-control = #$X
+
+[delegate]
+path = /alice
+user = $alice
+controllers = $X
+CONF
+start() {
+	bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$scratch" \
+		--state-directory "$D/state"
+}
+as() {
+	local u=$1
+	shift
+	out=$(bus_env_as "$u" "$client" call "$@" 2>&1)
+	st=$?
+}
+key() {
+	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
+}
+has_css_files() { # a cgroup with X's interface files has its own css of X
+	compgen -G "$scratch/$1/$X.*" >/dev/null
+}
+ksnap() {
+	(cd "$scratch" && find . -name cgroup.subtree_control -printf '%p ' -exec cat {} \; | sort)
+}
+
+start || { echo "Bail out! cgbypassd did not start on $scratch"; exit 1; }
+[ "$(busctl --system get-property org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager Backend)" = 's "emulated"' ] &&
+	ok "cgbypassd serves $scratch with the emulated backend" || not_ok "Backend property"
+[ "$(stat -c %U "$scratch/alice")" = "$alice" ] && [ "$(stat -c %U "$scratch/alice/cgroup.procs")" = "$alice" ] &&
+	[ "$(stat -c %U "$scratch/alice/cgroup.threads")" = "$alice" ] &&
+	[ "$(stat -c %U "$scratch/alice/cgroup.subtree_control")" = root ] &&
+	ok "the kernel's files: the delegated directory, cgroup.procs and cgroup.threads are the owner's" ||
+	not_ok "kernel ownership" "$(ls -la "$scratch/alice" | head -8)"
+[ "$(key /alice controllers)" = "#$X" ] && ! has_css_files alice && ok "/alice starts with $X bypassed" ||
+	not_ok "initial state" "$("$client" call GetCgroup /alice)"
+
+"$client" watch 600 >"$D/signals" 2>&1 &
+watch_pid=$!
+bus_env_wait_for 10 grep -q '^ready$' "$D/signals"
+as "$alice" EnableController /alice "$X"
+[ $st -eq 0 ] && [ "$(key /alice controllers)" = "$X" ] && grep -qw "$X" "$scratch/cgroup.subtree_control" &&
+	has_css_files alice && ok "the owner re-enables $X: the kernel gives /alice its own css" ||
+	not_ok "owner EnableController on the kernel" "$out $(cat "$scratch/cgroup.subtree_control")"
+bus_env_wait_for 5 grep -qx /alice "$D/signals" && ok "CgroupChanged /alice seen" || not_ok "no CgroupChanged"
+
+# a child the owner makes with mkdir(2): the daemon reads it from the kernel before planning
+bus_env_as "$alice" mkdir "$scratch/alice/job" "$scratch/alice/busy" &&
+	ok "the owner makes children in the kernel's hierarchy" || not_ok "owner mkdir"
+as "$alice" SetSubtreeControl /alice "#$X"
+st1=$st
+as "$alice" EnableController /alice/job "$X"
+# (a stock kernel gives the sibling its own css too: emulation keeps the bypass in the model)
+[ $st1 -eq 0 ] && [ $st -eq 0 ] && [ "$(key /alice/job controllers)" = "$X" ] && has_css_files alice/job &&
+	[ "$(key /alice/busy controllers)" = "#$X" ] && grep -qw "$X" "$scratch/alice/cgroup.subtree_control" &&
+	ok "... and re-enables $X in one of them; the kernel gives it a css, its sibling bypasses" ||
+	not_ok "owner child on the kernel" "$out $(ls "$scratch/alice/job" | head -3)"
+
+# the kernel's rules, from the model of what it found: no internal processes
+sleep 300 &
+sleeper=$!
+echo "$sleeper" >"$scratch/alice/busy/cgroup.procs"
+as "$alice" SetSubtreeControl /alice/busy "+$X"
+[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.HasProcesses: "* ]] && [ -z "$(cat "$scratch/alice/busy/cgroup.subtree_control")" ] &&
+	ok "giving $X to the children of a cgroup with processes: HasProcesses, nothing changed" ||
+	not_ok "HasProcesses" "$out"
+kill "$sleeper" && wait "$sleeper" 2>/dev/null
+sleeper=
+
+# a broken reload keeps the kernel as it is; a restart keeps the owner's changes
+before=$(ksnap)
+cp "$D/c.conf" "$D/good.conf"
+printf '[cgroup]\npath = /alice\nsubtree-control = +nosuch\n' >>"$D/c.conf"
+out=$("$client" call Reload 2>&1)
+[[ $out == "org.cgbypass1.Error.ConfigInvalid: "*"$D/c.conf:"* ]] && [ "$before" = "$(ksnap)" ] &&
+	ok "Reload with a broken configuration: ConfigInvalid, the kernel unchanged" || not_ok "broken reload" "$out"
+cp "$D/good.conf" "$D/c.conf"
+bus_env_stop_daemon
+[ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ok "SIGTERM: exit 0" || not_ok "exit $BUS_ENV_DAEMON_STATUS"
+start || not_ok "restart"
+[ "$before" = "$(ksnap)" ] && [ "$(key /alice/job controllers)" = "$X" ] && [ "$(key /alice subtree_control)" = "#$X" ] &&
+	ok "a restart keeps the owner's changes in the kernel" || not_ok "restart" "$(ksnap)"
+kill "$watch_pid" 2>/dev/null
+wait "$watch_pid" 2>/dev/null
+bus_env_stop_daemon
+! grep -qi sanitizer "$BUS_ENV_DAEMON_LOG" && ok "no sanitizer report" ||
+	not_ok "sanitizer" "$(grep -i -A8 sanitizer "$BUS_ENV_DAEMON_LOG")"
+
+bus_env_done

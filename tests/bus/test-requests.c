@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cgbypassd's client changes (src/daemon/requests.c): the overlay over the
+ * configuration, what a new configuration keeps of it, and its file.
+ */
+#include <check.h>
+#include <ftw.h>
+
+#include "requests.h"
+
+static char *dir;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(p);
+}
+
+static void setup(void) {
+        char t[] = "/tmp/cgb-requests-XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(t));
+        dir = strdup(t);
+}
+
+static void teardown(void) {
+        (void) nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        free(dir);
+}
+
+static Config *config_from(const char *text) {
+        _cleanup_free_ char *path = NULL;
+        ConfigErrors errs = CONFIG_ERRORS_INIT;
+        Config *c = NULL;
+        FILE *f;
+
+        ck_assert_int_ge(asprintf(&path, "%s/c.conf", dir), 0);
+        f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+        ck_assert_int_eq(config_load(path, NULL, &c, &errs), 0);
+        config_errors_done(&errs);
+        return c;
+}
+
+START_TEST(test_newest_word_wins) {
+        ClientChanges c = {};
+        ControllerChange ch = { .disable = CGMASK(CONTROLLER_CPU) };
+        DesiredCgroup d = { .path = "/a", .sc_enable = CGMASK(CONTROLLER_CPU), .sc_bypass = CGMASK(CONTROLLER_IO),
+                            .ctl_enable = CGMASK(CONTROLLER_MEMORY) };
+        DesiredSet config = { .items = &d, .n = 1 }, merged = {};
+
+        ck_assert_int_eq(client_changes_set(&c, "/a", true, &ch, false, 1000), 0);
+        ch = (ControllerChange) { .bypass = CGMASK(CONTROLLER_MEMORY) };
+        ck_assert_int_eq(client_changes_set(&c, "/a", false, &ch, true, 0), 0);
+        ch = (ControllerChange) { .enable = CGMASK(CONTROLLER_PIDS) };
+        ck_assert_int_eq(client_changes_set(&c, "/b", true, &ch, true, 0), 0);
+        ck_assert_uint_eq(c.n, 2);
+
+        ck_assert_int_eq(client_changes_merge(&config, &c, NULL, NULL, &merged, NULL, NULL), 0);
+        ck_assert_uint_eq(merged.n, 2);
+        /* cpu: the client's -cpu replaced the configuration's +cpu; io kept */
+        ck_assert_uint_eq(merged.items[0].sc_enable, 0);
+        ck_assert_uint_eq(merged.items[0].sc_disable, CGMASK(CONTROLLER_CPU));
+        ck_assert_uint_eq(merged.items[0].sc_bypass, CGMASK(CONTROLLER_IO));
+        ck_assert_uint_eq(merged.items[0].ctl_enable, 0);
+        ck_assert_uint_eq(merged.items[0].ctl_bypass, CGMASK(CONTROLLER_MEMORY));
+        ck_assert_ptr_eq(merged.items[0].sc_origin.file, client_change_origin);
+        ck_assert_ptr_eq(merged.items[0].origin.file, NULL);   /* the configuration's section */
+        ck_assert_str_eq(merged.items[1].path, "/b");
+        ck_assert_ptr_eq(merged.items[1].origin.file, client_change_origin);
+        ck_assert_uint_eq(merged.items[1].origin.line, 2);
+        ck_assert(!merged.items[1].create);
+        desired_set_done(&merged);
+
+        /* who set what */
+        ck_assert_uint_eq(c.items[0].admin, CGMASK(CONTROLLER_MEMORY));
+        ck_assert_uint_eq(c.items[0].owner, 1000);
+        ch = (ControllerChange) { .enable = CGMASK(CONTROLLER_MEMORY) };
+        ck_assert_int_eq(client_changes_set(&c, "/a", false, &ch, false, 1000), 0);
+        ck_assert_uint_eq(c.items[0].admin, 0);
+        client_changes_done(&c);
+}
+END_TEST
+
+START_TEST(test_merge_below_and_gone) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
+        _cleanup_free_ size_t *gone = NULL;
+        ControllerChange ch = { .enable = CGMASK(CONTROLLER_CPU) };
+        DesiredCgroup d[] = { { .path = "/a" }, { .path = "/a/new", .create = true }, { .path = "/z" } };
+        DesiredSet config = { .items = d, .n = ELEMENTSOF(d) }, merged = {};
+        ClientChanges c = {};
+        size_t n_gone = 0;
+
+        ck_assert_int_eq(hierarchy_new(&h, RULES_BYPASS, CGMASK_VM_KERNEL), 0);
+        ck_assert_int_eq(hierarchy_mkdir(h, "a", NULL, NULL), 0);
+        ck_assert_int_eq(hierarchy_mkdir(h, "a/kid", NULL, NULL), 0);
+        ck_assert_int_eq(client_changes_set(&c, "/a/kid", false, &ch, false, 1000), 0);
+        ck_assert_int_eq(client_changes_set(&c, "/a/gone", false, &ch, false, 1000), 0);
+        ck_assert_int_eq(client_changes_set(&c, "/a/new", false, &ch, false, 1000), 0);
+        ck_assert_int_eq(client_changes_set(&c, "/ab", false, &ch, false, 1000), 0);
+
+        ck_assert_int_eq(client_changes_merge(&config, &c, h, "/a", &merged, &gone, &n_gone), 0);
+        /* /a, /a/new (the configuration makes it), /a/kid; not /z, not /ab (a sibling, not below) */
+        ck_assert_uint_eq(merged.n, 3);
+        ck_assert_str_eq(merged.items[0].path, "/a");
+        ck_assert_str_eq(merged.items[1].path, "/a/new");
+        ck_assert_uint_eq(merged.items[1].ctl_enable, CGMASK(CONTROLLER_CPU));
+        ck_assert_str_eq(merged.items[2].path, "/a/kid");
+        ck_assert_uint_eq(n_gone, 1);
+        ck_assert_str_eq(c.items[gone[0]].path, "/a/gone");
+        desired_set_done(&merged);
+        client_changes_done(&c);
+}
+END_TEST
+
+START_TEST(test_prune_by_configuration) {
+        _cleanup_(config_freep) Config *cfg = config_from(
+                "[cgroup]\npath = /m\n"
+                "[delegate]\npath = /d\nuser = 1000\ncontrollers = cpu\n");
+        ControllerChange cpu_io = { .enable = CGMASK(CONTROLLER_CPU) | CGMASK(CONTROLLER_IO) };
+        ControllerChange io = { .bypass = CGMASK(CONTROLLER_IO) };
+        ClientChanges c = {};
+
+        ck_assert_int_eq(client_changes_set(&c, "/d/x", true, &cpu_io, false, 1000), 0);  /* io not delegated */
+        ck_assert_int_eq(client_changes_set(&c, "/d/y", true, &io, true, 0), 0);          /* an admin's: kept */
+        ck_assert_int_eq(client_changes_set(&c, "/d/z", true, &cpu_io, false, 1001), 0);  /* not the owner */
+        ck_assert_int_eq(client_changes_set(&c, "/m", true, &io, true, 0), 0);            /* managed */
+        ck_assert_int_eq(client_changes_set(&c, "/m/below", true, &io, true, 0), 0);      /* neither */
+        ck_assert_int_eq(client_changes_set(&c, "/u", true, &io, true, 0), 0);            /* neither */
+
+        ck_assert_uint_eq(client_changes_prune(&c, cfg), 4);
+        ck_assert_uint_eq(c.n, 3);
+        ck_assert_str_eq(c.items[0].path, "/d/x");
+        ck_assert_uint_eq(c.items[0].sc_enable, CGMASK(CONTROLLER_CPU));
+        ck_assert_str_eq(c.items[1].path, "/d/y");
+        ck_assert_str_eq(c.items[2].path, "/m");
+        client_changes_done(&c);
+}
+END_TEST
+
+START_TEST(test_file_round_trip) {
+        ControllerChange a = { .enable = CGMASK(CONTROLLER_CPU), .bypass = CGMASK(CONTROLLER_IO),
+                               .disable = CGMASK(CONTROLLER_MEMORY) };
+        ControllerChange b = { .bypass = CGMASK(CONTROLLER_HUGETLB) };
+        ClientChanges c = {}, back = {};
+        _cleanup_free_ char *path = NULL;
+        FILE *f;
+
+        ck_assert_int_eq(client_changes_load(dir, &back), 0);   /* nothing saved yet: empty */
+        ck_assert_uint_eq(back.n, 0);
+        client_changes_done(&back);
+
+        ck_assert_int_eq(client_changes_set(&c, "/w/a", true, &a, false, 4242), 0);
+        ck_assert_int_eq(client_changes_set(&c, "/w/a", false, &b, true, 0), 0);
+        ck_assert_int_eq(client_changes_set(&c, "/", true, &b, true, 0), 0);
+        ck_assert_int_eq(client_changes_save(dir, &c), 0);
+        ck_assert_int_eq(client_changes_load(dir, &back), 0);
+        ck_assert_uint_eq(back.n, c.n);
+        for (size_t i = 0; i < c.n; i++) {
+                ck_assert_str_eq(back.items[i].path, c.items[i].path);
+                ck_assert_uint_eq(back.items[i].sc_enable, c.items[i].sc_enable);
+                ck_assert_uint_eq(back.items[i].sc_bypass, c.items[i].sc_bypass);
+                ck_assert_uint_eq(back.items[i].sc_disable, c.items[i].sc_disable);
+                ck_assert_uint_eq(back.items[i].ctl_enable, c.items[i].ctl_enable);
+                ck_assert_uint_eq(back.items[i].ctl_bypass, c.items[i].ctl_bypass);
+                ck_assert_uint_eq(back.items[i].admin, c.items[i].admin);
+                ck_assert_uint_eq(back.items[i].owner, c.items[i].owner);
+        }
+        client_changes_done(&back);
+        client_changes_done(&c);
+
+        /* a damaged file is refused as a whole */
+        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, CLIENT_CHANGES_FILE_NAME), 0);
+        f = fopen(path, "ae");
+        ck_assert_ptr_nonnull(f);
+        fputs("change /w/b sc=+nosuch ctl= admin= owner=-\n", f);
+        fclose(f);
+        ck_assert_int_eq(client_changes_load(dir, &back), -EBADMSG);
+}
+END_TEST
+
+static Suite *requests_suite(void) {
+        Suite *s = suite_create("requests");
+        TCase *tc = tcase_create("overlay");
+
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_newest_word_wins);
+        tcase_add_test(tc, test_merge_below_and_gone);
+        tcase_add_test(tc, test_prune_by_configuration);
+        tcase_add_test(tc, test_file_round_trip);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(requests_suite());
+        int failed;
+
+        srunner_run_all(sr, CK_ENV);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cgbypassctl's effective tree: parsing GetEffectiveTree's text
+ * (interfaces.md), drawing it for people (box-drawing and ASCII) and as
+ * JSON, and refusing text that is not in the format.
+ */
+#include <check.h>
+
+#include "cgbypass/model.h"
+#include "ctl-json.h"
+#include "ctl-tree.h"
+
+/* interfaces.md's example below the root: root enables cpu for A; A(+) B(#) C(#) D(#) E(+) F(-), G(+) under B */
+static const char doc_example[] =
+        "/\n"
+        "  /A|/A/B|/A/B/C|/A/B/C/D\n"
+        "    /A/B/C/D/E|/A/B/C/D/E/F\n"
+        "    /A/B/G\n";
+
+static EffectiveNode *parse_ok(const char *text) {
+        EffectiveNode *t = NULL;
+        unsigned line = 0;
+
+        ck_assert_int_eq(effective_tree_parse(text, &t, &line), 0);
+        ck_assert_ptr_nonnull(t);
+        return t;
+}
+
+static char *draw(const EffectiveNode *t, bool utf8) {
+        char *s = NULL;
+
+        ck_assert_int_eq(effective_tree_format(t, utf8, &s), 0);
+        return s;
+}
+
+static char *to_json(const EffectiveNode *t) {
+        _cleanup_json_ json_object *o = effective_tree_to_json(t);
+
+        ck_assert_ptr_nonnull(o);
+        return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+START_TEST(test_doc_example_parse) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok(doc_example);
+        const EffectiveNode *root, *a;
+
+        /* the top holds the depth-0 lines */
+        ck_assert_uint_eq(t->n_members, 0);
+        ck_assert_uint_eq(t->n_children, 1);
+        root = t->children[0];
+        ck_assert_uint_eq(root->n_members, 1);
+        ck_assert_str_eq(root->members[0], "/");
+        ck_assert_ptr_null(root->members[1]);
+        ck_assert_uint_eq(root->n_children, 1);
+        a = root->children[0];
+        ck_assert_uint_eq(a->n_members, 4);
+        ck_assert_str_eq(a->members[0], "/A");
+        ck_assert_str_eq(a->members[3], "/A/B/C/D");
+        ck_assert_uint_eq(a->n_children, 2);
+        ck_assert_str_eq(a->children[0]->members[1], "/A/B/C/D/E/F");
+        ck_assert_str_eq(a->children[1]->members[0], "/A/B/G");
+        ck_assert_uint_eq(effective_tree_count_members(t), 8);
+}
+END_TEST
+
+START_TEST(test_doc_example_ascii) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok(doc_example);
+        _cleanup_free_ char *s = draw(t, false);
+
+        ck_assert_str_eq(s,
+                         "/\n"
+                         "`-/A, /A/B, /A/B/C, /A/B/C/D\n"
+                         "  |-/A/B/C/D/E, /A/B/C/D/E/F\n"
+                         "  `-/A/B/G\n");
+}
+END_TEST
+
+START_TEST(test_doc_example_utf8) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok(doc_example);
+        _cleanup_free_ char *s = draw(t, true);
+
+        ck_assert_str_eq(s,
+                         "/\n"
+                         "\u2514\u2500/A, /A/B, /A/B/C, /A/B/C/D\n"
+                         "  \u251c\u2500/A/B/C/D/E, /A/B/C/D/E/F\n"
+                         "  \u2514\u2500/A/B/G\n");
+}
+END_TEST
+
+START_TEST(test_doc_example_json) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok(doc_example);
+        _cleanup_free_ char *s = to_json(t);
+
+        ck_assert_str_eq(s,
+                         "{\"members\":[\"/\"],\"children\":[{\"members\":[\"/A\",\"/A/B\",\"/A/B/C\",\"/A/B/C/D\"],"
+                         "\"children\":[{\"members\":[\"/A/B/C/D/E\",\"/A/B/C/D/E/F\"],\"children\":[]},"
+                         "{\"members\":[\"/A/B/G\"],\"children\":[]}]}]}");
+}
+END_TEST
+
+/* the model produces what the daemon returns: the client must read it as the literal above */
+START_TEST(test_model_output_parses) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
+        _cleanup_(effective_node_freep) EffectiveNode *t = NULL;
+        _cleanup_free_ char *text = NULL, *s = NULL;
+        static const struct {
+                const char *path, *file, *value;
+        } writes[] = {
+                { "/",        "cgroup.subtree_control", "+cpu" },
+                { "/A",       "cgroup.subtree_control", "#cpu" },
+                { "/A/B",     "cgroup.subtree_control", "#cpu" },
+                { "/A/B/C",   "cgroup.subtree_control", "#cpu" },
+                { "/A/B/C/D", "cgroup.subtree_control", "+cpu" },
+                { "/A/B/G",   "cgroup.controllers",     "+cpu" },
+        };
+        static const char *const dirs[] = { "/A", "/A/B", "/A/B/C", "/A/B/C/D", "/A/B/C/D/E", "/A/B/C/D/E/F", "/A/B/G" };
+        Reason reason;
+
+        ck_assert_int_eq(hierarchy_new(&h, RULES_BYPASS, CGMASK_VM_KERNEL), 0);
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                ck_assert_int_eq(hierarchy_mkdir(h, dirs[i], NULL, &reason), 0);
+        for (size_t i = 0; i < ELEMENTSOF(writes); i++) {
+                Cgroup *c;
+
+                ck_assert_int_eq(hierarchy_lookup(h, writes[i].path, &c), 0);
+                ck_assert_int_eq(cgroup_write(h, c, writes[i].file, writes[i].value, &reason), 0);
+        }
+        ck_assert_int_eq(hierarchy_effective_tree(h, CONTROLLER_CPU, &text), 0);
+        t = parse_ok(text);
+        s = draw(t, false);
+        ck_assert_str_eq(s,
+                         "/\n"
+                         "`-/A, /A/B, /A/B/C, /A/B/C/D\n"
+                         "  |-/A/B/C/D/E, /A/B/C/D/E/F\n"
+                         "  `-/A/B/G\n");
+}
+END_TEST
+
+/* a node with siblings after it continues the vertical line past its own children */
+START_TEST(test_vertical_lines) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok("/\n"
+                                                                    "  /a\n"
+                                                                    "    /a/x\n"
+                                                                    "      /a/x/1\n"
+                                                                    "    /a/y\n"
+                                                                    "  /b|/b/c\n");
+        _cleanup_free_ char *ascii = draw(t, false), *utf8 = draw(t, true);
+
+        ck_assert_str_eq(ascii,
+                         "/\n"
+                         "|-/a\n"
+                         "| |-/a/x\n"
+                         "| | `-/a/x/1\n"
+                         "| `-/a/y\n"
+                         "`-/b, /b/c\n");
+        ck_assert_str_eq(utf8,
+                         "/\n"
+                         "\u251c\u2500/a\n"
+                         "\u2502 \u251c\u2500/a/x\n"
+                         "\u2502 \u2502 \u2514\u2500/a/x/1\n"
+                         "\u2502 \u2514\u2500/a/y\n"
+                         "\u2514\u2500/b, /b/c\n");
+        ck_assert_uint_eq(effective_tree_count_members(t), 7);
+}
+END_TEST
+
+START_TEST(test_root_only_without_final_newline) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok("/|/a|/a/b");
+        _cleanup_free_ char *s = draw(t, false), *j = to_json(t);
+
+        ck_assert_str_eq(s, "/, /a, /a/b\n");
+        ck_assert_str_eq(j, "{\"members\":[\"/\",\"/a\",\"/a/b\"],\"children\":[]}");
+}
+END_TEST
+
+/* several depth-0 lines (not what the daemon sends today): JSON wraps them in a node without members */
+START_TEST(test_forest) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok("/x\n  /x/y\n/z\n");
+        _cleanup_free_ char *s = draw(t, false), *j = to_json(t);
+
+        ck_assert_str_eq(s, "/x\n`-/x/y\n/z\n");
+        ck_assert_str_eq(j, "{\"members\":[],\"children\":[{\"members\":[\"/x\"],\"children\":[{\"members\":"
+                            "[\"/x/y\"],\"children\":[]}]},{\"members\":[\"/z\"],\"children\":[]}]}");
+}
+END_TEST
+
+START_TEST(test_empty) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok("");
+        _cleanup_free_ char *s = draw(t, true), *j = to_json(t);
+
+        ck_assert_str_eq(s, "");
+        ck_assert_str_eq(j, "{\"members\":[],\"children\":[]}");
+}
+END_TEST
+
+static const struct {
+        const char *text;
+        unsigned line;
+} malformed[] = {
+        { "  /\n",                     1 },     /* the first line is indented */
+        { "/\n    /a\n",               2 },     /* skips a level */
+        { "/\n   /a\n",                2 },     /* odd indentation */
+        { "/\n  /a\n\n  /b\n",         3 },     /* an empty line */
+        { "/\n  a\n",                  2 },     /* not an absolute path */
+        { "/\n  /a||/a/b\n",           2 },     /* an empty member */
+        { "/\n  /a|\n",                2 },     /* a trailing '|' */
+        { "/\n  /a\n\t/b\n",           3 },     /* tabs are not the indentation */
+        { "/\n  \n",                   2 },     /* only spaces */
+};
+
+START_TEST(test_malformed) {
+        EffectiveNode *t = NULL;
+        unsigned line = 0;
+
+        ck_assert_int_eq(effective_tree_parse(malformed[_i].text, &t, &line), -EBADMSG);
+        ck_assert_ptr_null(t);
+        ck_assert_uint_eq(line, malformed[_i].line);
+}
+END_TEST
+
+START_TEST(test_too_deep) {
+        _cleanup_free_ char *text = NULL;
+        EffectiveNode *t = NULL;
+        size_t size = 0;
+        unsigned line = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        ck_assert_ptr_nonnull(f);
+        for (unsigned d = 0; d <= EFFECTIVE_TREE_DEPTH_MAX; d++)
+                fprintf(f, "%*s/%u\n", (int) (2 * d), "", d);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_int_eq(effective_tree_parse(text, &t, &line), -EBADMSG);
+        ck_assert_uint_eq(line, EFFECTIVE_TREE_DEPTH_MAX + 1);
+}
+END_TEST
+
+static Suite *tree_suite(void) {
+        Suite *s = suite_create("ctl-tree");
+        TCase *tc = tcase_create("tree");
+
+        tcase_add_test(tc, test_doc_example_parse);
+        tcase_add_test(tc, test_doc_example_ascii);
+        tcase_add_test(tc, test_doc_example_utf8);
+        tcase_add_test(tc, test_doc_example_json);
+        tcase_add_test(tc, test_model_output_parses);
+        tcase_add_test(tc, test_vertical_lines);
+        tcase_add_test(tc, test_root_only_without_final_newline);
+        tcase_add_test(tc, test_forest);
+        tcase_add_test(tc, test_empty);
+        tcase_add_loop_test(tc, test_malformed, 0, ELEMENTSOF(malformed));
+        tcase_add_test(tc, test_too_deep);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(tree_suite());
+        int failed;
+
+        srunner_run_all(sr, CK_ENV);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# ok and not_ok never fail, so 'test && ok || not_ok' is an if-else here
+# shellcheck disable=SC2015
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# cgbypassctl without a daemon: --help, --version, every kind of bad usage
+# (exit 2, one line on stderr naming the problem, nothing on stdout), and a
+# bus nobody listens on (exit 1, one line). TAP output.
+set -uo pipefail
+
+ctl=${1:?path to cgbypassctl}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+	return 0
+}
+
+# No bus at all: a usage error must not need one, and a call must fail cleanly.
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-system-bus
+export DBUS_SESSION_BUS_ADDRESS=unix:path=$work/no-session-bus
+
+# run ARGS...: sets out (stdout), err (stderr), status
+run() {
+	out=$("$ctl" "$@" 2>"$work/err")
+	status=$?
+	err=$(cat "$work/err")
+}
+
+one_line() {
+	[ -n "$1" ] && [ "$(printf '%s\n' "$1" | wc -l)" -eq 1 ]
+}
+
+# usage DESCRIPTION PATTERN ARGS...: exit 2, one line matching PATTERN (a glob), no stdout
+usage() {
+	local d=$1 pattern=$2
+	shift 2
+	run "$@"
+	# shellcheck disable=SC2053 # PATTERN is a glob
+	if [ "$status" -eq 2 ] && [ -z "$out" ] && one_line "$err" && [[ $err == cgbypassctl:\ * ]] &&
+		[[ $err == $pattern ]]; then
+		ok "$d"
+	else
+		not_ok "$d" "cgbypassctl $*: exit $status, stdout '$out', stderr '$err'"
+	fi
+}
+
+run --help
+[ "$status" -eq 0 ] && [ -z "$err" ] && [[ $out == Usage:\ cgbypassctl\ * ]] &&
+	[[ $out == *"Exit status:"* ]] && [[ $out == *"--no-ask-password"* ]] &&
+	ok "--help: usage, exit status, options" || not_ok "--help" "$out$err"
+for verb in "status" "show CGROUP" "tree CONTROLLER" "enable CGROUP CONTROLLER" \
+	"bypass CGROUP CONTROLLER" "set CGROUP CHANGE..." "delegations" "reload"; do
+	printf '%s\n' "$out" | grep -q "^  $verb  *[A-Z]" &&
+		ok "--help describes '$verb' in one line" || not_ok "--help lacks '$verb'" "$out"
+done
+run -h
+[ "$status" -eq 0 ] && [[ $out == Usage:* ]] && ok "-h is --help" || not_ok "-h" "$out$err"
+run show --help
+[ "$status" -eq 0 ] && [[ $out == Usage:* ]] && ok "--help after a verb" || not_ok "show --help" "$out$err"
+run --version
+[ "$status" -eq 0 ] && [[ $out =~ ^cgbypassctl\ [0-9]+\.[0-9]+ ]] && one_line "$out" &&
+	ok "--version" || not_ok "--version" "$out$err"
+
+if [ -w /dev/full ]; then
+	err=$("$ctl" --help 2>&1 >/dev/full)
+	status=$?
+	[ "$status" -eq 1 ] && one_line "$err" && [[ $err == *"Failed to write the output"* ]] &&
+		ok "a failed write of the output: exit 1, one line" || not_ok "--help >/dev/full" "exit $status: $err"
+fi
+
+usage "no verb" "*Missing command*"
+usage "no verb after options" "*Missing command*" --json --bus=session
+usage "unknown verb" "*'frobnicate'*" frobnicate
+usage "unknown long option" "*'--frobnicate'*" --frobnicate status
+usage "unknown long option after the verb" "*'--frobnicate'*" status --frobnicate
+usage "unknown short option before the verb" "*'-x'*" -x status
+usage "--bus with a bad value" "*'nowhere'*" --bus=nowhere status
+usage "--bus VALUE form with a bad value" "*'nowhere'*" --bus nowhere status
+usage "--bus without a value" "*--bus*" status --bus
+usage "status takes no arguments" "*many arguments*status*" status /A
+usage "delegations takes no arguments" "*many arguments*delegations*" delegations x
+usage "reload takes no arguments" "*many arguments*reload*" reload now
+usage "show without a cgroup" "*few arguments*show CGROUP*" show
+usage "show with two cgroups" "*many arguments*show*" show /A /B
+usage "show with a relative path" "*'A/B'*absolute*" show A/B
+usage "show with an empty path" "*''*absolute*" show ""
+usage "tree without a controller" "*few arguments*tree CONTROLLER*" tree
+usage "tree with an unknown controller" "*'cpux'*" tree cpux
+usage "tree with a change instead of a name" "*'+cpu'*" tree +cpu
+usage "enable without a controller" "*few arguments*enable CGROUP CONTROLLER*" enable /A
+usage "enable with a relative path" "*'A'*absolute*" enable A cpu
+usage "enable with an unknown controller" "*'bogus'*" enable /A bogus
+usage "bypass with an unknown controller" "*'#cpu'*" bypass /A '#cpu'
+usage "bypass with three arguments" "*many arguments*bypass*" bypass /A cpu io
+usage "set without a change" "*few arguments*set CGROUP CHANGE...*" set /A
+usage "set with only blanks" "*No change*" set /A " "
+usage "set with a change lacking + - #" "*'cpu'*+CONTROLLER*" set /A cpu
+usage "set with a bare sign" "*'+'*" set /A +
+usage "set with an unknown controller" "*'bogus'*" set /A +cpu '#bogus'
+usage "set: an unknown controller inside a quoted list" "*'nope'*" set /A "+cpu -nope"
+usage "set: a relative path is judged before the changes" "*'A'*absolute*" set A -memory
+# '-memory' after the verb is a change, not an option: it reaches the bus (which is not there)
+run set /A -memory
+[ "$status" -eq 1 ] && one_line "$err" && [[ $err == *"cannot reach org.cgbypass1"* ]] &&
+	ok "set /A -memory: the change is an argument, not an option" || not_ok "set -memory" "$status: $err"
+run set /A -- -memory
+[ "$status" -eq 1 ] && [[ $err == *"cannot reach"* ]] && ok "-- ends the options" || not_ok "--" "$status: $err"
+# options after the verb
+run show /A --json --bus=session --no-ask-password
+[ "$status" -eq 1 ] && [[ $err == *"on the session bus"* ]] &&
+	ok "options after the verb are options" || not_ok "options after the verb" "$status: $err"
+
+# nobody on the bus's address
+for bus in system session; do
+	run --bus "$bus" status
+	[ "$status" -eq 1 ] && [ -z "$out" ] && one_line "$err" &&
+		[[ $err == "cgbypassctl: cannot reach org.cgbypass1 on the $bus bus: "*"; is cgbypassd running?" ]] &&
+		ok "no $bus bus: exit 1, one line" || not_ok "no $bus bus" "exit $status: $err"
+done
+run --bus system enable /A cpu
+[ "$status" -eq 1 ] && one_line "$err" && [[ $err == *"cannot reach org.cgbypass1 on the system bus"* ]] &&
+	ok "a change without a bus: exit 1, one line" || not_ok "enable without a bus" "exit $status: $err"
+out=$(env -u DBUS_SESSION_BUS_ADDRESS -u XDG_RUNTIME_DIR "$ctl" --bus=session status 2>&1)
+status=$?
+[ "$status" -eq 1 ] && one_line "$out" && [[ $out == *"DBUS_SESSION_BUS_ADDRESS"* ]] &&
+	ok "no session bus address: says which variable" || not_ok "no session address" "exit $status: $out"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
