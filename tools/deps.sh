@@ -5,6 +5,7 @@
 #
 # usage: tools/deps.sh [build|test]
 #   build  compiler, meson, libsystemd, inih, check, json-c
+#   demo   build + dbus and polkitd (the demo runs the daemon on a private bus)
 #   test   build + what the test suite needs (qemu, linux-source-6.1 and the
 #          kernel build tools, busybox, dbus, polkitd, cgroup-tools)
 set -euo pipefail
@@ -16,9 +17,10 @@ test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex li
 
 case "$profile" in
 build) pkgs=("${build_pkgs[@]}") ;;
+demo) pkgs=("${build_pkgs[@]}" dbus polkitd util-linux passwd) ;;
 test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
 -h | --help)
-	sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 *)

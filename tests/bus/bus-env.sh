@@ -39,8 +39,11 @@ bus_env_skip() {
 
 bus_env_cleanup() {
 	local pid
+	# never stop half-way, even under set -e: wait returns the killed process's status
 	for pid in "$BUS_ENV_DAEMON_PID" "$BUS_ENV_POLKIT_PID" "$BUS_ENV_BUS_PID"; do
-		[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+		if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null || true
+		fi
 	done
 	BUS_ENV_DAEMON_PID='' BUS_ENV_POLKIT_PID='' BUS_ENV_BUS_PID=''
 	local u f
