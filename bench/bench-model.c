@@ -6,7 +6,8 @@
  * enables cpu and pids and bypasses memory, so the leaves can switch pids in
  * their cgroup.subtree_control and memory in their cgroup.controllers. A
  * leaf write touches one cgroup: it should cost the same in every tree.
- * A write at the root re-propagates the whole tree, as the kernel does.
+ * A write at the root (hugetlb, which nothing below uses) re-propagates the
+ * whole tree, as the kernel does.
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -115,7 +116,7 @@ int main(int argc, char *argv[]) {
                 const unsigned root_ops = 20;
                 for (unsigned i = 0; i < root_ops; i++) {
                         r = cgroup_write(h, hierarchy_root(h), "cgroup.subtree_control",
-                                         i % 2 ? "-io" : "+io", NULL);
+                                         i % 2 ? "-hugetlb" : "+hugetlb", NULL);
                         if (r < 0)
                                 die("root write", r);
                 }
