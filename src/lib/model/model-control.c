@@ -259,6 +259,8 @@ int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reaso
         r = cg_apply_control(h, c, mutate_subtree_control, (const CgMask[]) { enable, disable, bypass });
         if (r == -EEXIST)
                 reason_set(reterr_reason, REASON_EXISTS);
+        else if (r == -EBUSY)
+                reason_set(reterr_reason, REASON_CHILD_USES_IT);
         return r;
 }
 
@@ -314,6 +316,8 @@ int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *r
         r = cg_apply_control(h, c, mutate_controllers, (const CgMask[]) { enable, bypass });
         if (r == -EEXIST)
                 reason_set(reterr_reason, REASON_EXISTS);
+        else if (r == -EBUSY)
+                reason_set(reterr_reason, REASON_CHILD_USES_IT);
         return r;
 }
 

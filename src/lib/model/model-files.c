@@ -78,20 +78,13 @@ static bool files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) 
 
 typedef struct SavedControl {
         Cgroup *cgroup;
-        CgMask subtree_control, subtree_ss_mask, subtree_bypass, enable_ss_mask, visible;
+        CgMask subtree_control, subtree_ss_mask, subtree_bypass, enable_ss_mask, visible, css;
         Cgroup *dom_cgrp;
 } SavedControl;
 
 int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void *arg) {
         _cleanup_free_ SavedControl *saved = NULL;
         size_t n = 0, cap = 0;
-
-        /* nothing can collide while no cgroup is named like a file: skip the bookkeeping */
-        if (h->n_knob_named == 0) {
-                mutate(h, c, arg);
-                cg_propagate_control(h, c);
-                return 0;
-        }
 
         for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c)) {
                 if (n == cap) {
@@ -108,6 +101,7 @@ int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void
                         .subtree_bypass = d->subtree_bypass,
                         .enable_ss_mask = d->enable_ss_mask,
                         .visible = visible_mask(h, d),
+                        .css = cg_ss_mask(h, d, false),
                         .dom_cgrp = d->dom_cgrp,
                 };
         }
@@ -115,27 +109,46 @@ int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void
         mutate(h, c, arg);
         cg_propagate_control(h, c);
 
+        /*
+         * Decision (k): csses are never re-linked. A cgroup that gains a css while
+         * a descendant keeps one of its own (linked to a css above) is refused.
+         */
+        int r = 0;
+        for (size_t i = 0; i < n && r == 0; i++) {
+                Cgroup *d = saved[i].cgroup;
+                CgMask gained = cg_ss_mask(h, d, false) & ~saved[i].css;
+                if (!gained)
+                        continue;
+                for (size_t j = i + 1; j < n && saved[j].cgroup->level > d->level; j++)
+                        if (saved[j].css & cg_ss_mask(h, saved[j].cgroup, false) & gained) {
+                                r = -EBUSY;
+                                break;
+                        }
+        }
+
         /* kernel: css_populate_dir() adds the files of every css that became visible */
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n && r == 0; i++) {
                 Cgroup *d = saved[i].cgroup;
                 CgMask shown = visible_mask(h, d) & ~saved[i].visible;
                 if (!d->first_child || !shown)
                         continue;
                 FOREACH_CONTROLLER_IN(x, shown)
                         if (files_collide(h, d, x)) {
-                                /* kernel: cgroup_restore_control() */
-                                for (size_t j = 0; j < n; j++) {
-                                        Cgroup *e = saved[j].cgroup;
-                                        e->subtree_control = saved[j].subtree_control;
-                                        e->subtree_ss_mask = saved[j].subtree_ss_mask;
-                                        e->subtree_bypass = saved[j].subtree_bypass;
-                                        e->enable_ss_mask = saved[j].enable_ss_mask;
-                                        e->dom_cgrp = saved[j].dom_cgrp;
-                                }
-                                return -EEXIST;
+                                r = -EEXIST;
+                                break;
                         }
         }
-        return 0;
+        if (r < 0)
+                /* kernel: cgroup_restore_control() */
+                for (size_t j = 0; j < n; j++) {
+                        Cgroup *e = saved[j].cgroup;
+                        e->subtree_control = saved[j].subtree_control;
+                        e->subtree_ss_mask = saved[j].subtree_ss_mask;
+                        e->subtree_bypass = saved[j].subtree_bypass;
+                        e->enable_ss_mask = saved[j].enable_ss_mask;
+                        e->dom_cgrp = saved[j].dom_cgrp;
+                }
+        return r;
 }
 
 bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file) {

@@ -85,7 +85,7 @@ static int enable_threaded(Hierarchy *h, Cgroup *c, Reason *reterr) {
 
         int r = cg_apply_control(h, c, mutate_threaded, dom);
         if (r < 0) {
-                reason_set(reterr, r == -EEXIST ? REASON_EXISTS : REASON_NONE);
+                reason_set(reterr, r == -EEXIST ? REASON_EXISTS : r == -EBUSY ? REASON_CHILD_USES_IT : REASON_NONE);
                 return r;
         }
         c->parent->nr_threaded_children++;
