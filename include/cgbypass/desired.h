@@ -8,6 +8,7 @@
 
 #include "cgbypass/config.h"
 #include "cgbypass/policy.h"
+#include "cgbypass/strbuf.h"
 
 typedef struct DesiredSet {
         DesiredCgroup *items;
@@ -45,3 +46,14 @@ int state_file_save(const char *dir, const DesiredSet *s);
  * -errno for I/O.
  */
 int state_file_load(const char *dir, DesiredSet *ret);
+
+/* " KEY=+cpu,#io,-memory": the state files' way of writing a cgroup's wishes */
+void desired_tokens_append(StrBuf *b, const char *key, CgMask plus, CgMask hash, CgMask minus);
+
+/**
+ * desired_tokens_parse() - read what desired_tokens_append() wrote (after "KEY=")
+ * @allow_minus: whether '-' tokens are allowed (not for cgroup.controllers)
+ *
+ * Masks are ORed into. Return: 0, -EBADMSG (bad token, a controller twice), -ENOMEM.
+ */
+int desired_tokens_parse(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus);

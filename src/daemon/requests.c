@@ -6,6 +6,7 @@
 
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
+#include "cgbypass/fileio.h"
 #include "requests.h"
 
 const char client_change_origin[] = "client change";
@@ -204,23 +205,12 @@ int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const
         return 0;
 }
 
-static void append_tokens(StrBuf *b, const char *key, CgMask plus, CgMask hash, CgMask minus) {
-        bool first = true;
-
-        strbuf_printf(b, " %s=", key);
-        FOREACH_CONTROLLER_IN(x, plus | hash | minus) {
-                strbuf_printf(b, "%s%c%s", first ? "" : ",",
-                              plus & CGMASK(x) ? '+' : hash & CGMASK(x) ? '#' : '-', controller_to_string(x));
-                first = false;
-        }
-}
-
 char *client_change_to_string(const ClientChange *x) {
         StrBuf b = STRBUF_INIT;
         char *s;
 
-        append_tokens(&b, "subtree_control", x->sc_enable, x->sc_bypass, x->sc_disable);
-        append_tokens(&b, "controllers", x->ctl_enable, x->ctl_bypass, 0);
+        desired_tokens_append(&b, "subtree_control", x->sc_enable, x->sc_bypass, x->sc_disable);
+        desired_tokens_append(&b, "controllers", x->ctl_enable, x->ctl_bypass, 0);
         if (strbuf_steal(&b, &s) < 0)
                 return NULL;
         memmove(s, s + 1, strlen(s));   /* the leading space */
@@ -228,16 +218,8 @@ char *client_change_to_string(const ClientChange *x) {
 }
 
 int client_changes_save(const char *dir, const ClientChanges *c) {
-        _cleanup_free_ char *path = NULL, *tmp = NULL, *text = NULL;
-        _cleanup_close_ int fd = -1, dfd = -1;
+        _cleanup_free_ char *text = NULL;
         StrBuf b = STRBUF_INIT;
-        size_t len;
-
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        if (asprintf(&path, "%s/%s", dir, CLIENT_CHANGES_FILE_NAME) < 0 ||
-            asprintf(&tmp, "%s/.%s.tmp", dir, CLIENT_CHANGES_FILE_NAME) < 0)
-                return -ENOMEM;
 
         strbuf_append(&b, CHANGES_HEADER "\n");
         for (size_t i = 0; i < c->n; i++) {
@@ -245,8 +227,8 @@ int client_changes_save(const char *dir, const ClientChanges *c) {
                 _cleanup_free_ char *admin = controller_mask_to_string(x->admin, ",");
 
                 strbuf_printf(&b, "change %s", x->path);
-                append_tokens(&b, "sc", x->sc_enable, x->sc_bypass, x->sc_disable);
-                append_tokens(&b, "ctl", x->ctl_enable, x->ctl_bypass, 0);
+                desired_tokens_append(&b, "sc", x->sc_enable, x->sc_bypass, x->sc_disable);
+                desired_tokens_append(&b, "ctl", x->ctl_enable, x->ctl_bypass, 0);
                 if (!admin)
                         b.oom = true;
                 strbuf_printf(&b, " admin=%s", strempty(admin));
@@ -257,53 +239,7 @@ int client_changes_save(const char *dir, const ClientChanges *c) {
         }
         if (strbuf_steal(&b, &text) < 0)
                 return -ENOMEM;
-
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        len = strlen(text);
-        for (size_t off = 0; off < len;) {
-                ssize_t n = write(fd, text + off, len - off);
-                if (n < 0) {
-                        int r = -errno;
-                        if (r == -EINTR)
-                                continue;
-                        (void) unlink(tmp);
-                        return r;
-                }
-                off += (size_t) n;
-        }
-        if (fsync(fd) < 0 || rename(tmp, path) < 0) {
-                int r = -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0)
-                (void) fsync(dfd);
-        return 0;
-}
-
-static int parse_tokens(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {
-        _cleanup_free_ char *copy = strdup(value);
-        char *save = NULL;
-
-        if (!copy)
-                return -ENOMEM;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                Controller x = controller_from_string(t + 1);
-                if (x < 0 || ((*plus | *hash | *minus) & CGMASK(x)))
-                        return -EBADMSG;
-                if (t[0] == '+')
-                        *plus |= CGMASK(x);
-                else if (t[0] == '#')
-                        *hash |= CGMASK(x);
-                else if (t[0] == '-' && allow_minus)
-                        *minus |= CGMASK(x);
-                else
-                        return -EBADMSG;
-        }
-        return 0;
+        return file_write_atomic(dir, CLIENT_CHANGES_FILE_NAME, text);
 }
 
 static int parse_line(char *line, ClientChanges *c) {
@@ -325,9 +261,9 @@ static int parse_line(char *line, ClientChanges *c) {
                 char *end;
 
                 if (startswith(word, "sc="))
-                        r = parse_tokens(word + 3, true, &x->sc_enable, &x->sc_bypass, &x->sc_disable);
+                        r = desired_tokens_parse(word + 3, true, &x->sc_enable, &x->sc_bypass, &x->sc_disable);
                 else if (startswith(word, "ctl="))
-                        r = parse_tokens(word + 4, false, &x->ctl_enable, &x->ctl_bypass, &unused);
+                        r = desired_tokens_parse(word + 4, false, &x->ctl_enable, &x->ctl_bypass, &unused);
                 else if (startswith(word, "admin="))
                         r = controller_mask_from_list(word + 6, &x->admin, NULL) < 0 ? -EBADMSG : 0;
                 else if (streq(word, "owner=-"))

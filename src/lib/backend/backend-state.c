@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "backend-internal.h"
+#include "cgbypass/fileio.h"
 #include "cgbypass/strbuf.h"
 
 #define STATE_FORMAT 1
@@ -220,54 +221,14 @@ static int state_format(const State *s, char **ret) {
 }
 
 int state_save(int state_fd, const char *name, const State *s) {
-        _cleanup_free_ char *text = NULL, *tmp = NULL;
-        _cleanup_close_ int fd = -1, dfd = -1;
-        size_t len, off = 0;
+        _cleanup_free_ char *text = NULL;
         int r;
 
         r = state_format(s, &text);
         if (r < 0)
                 return r;
-        if (asprintf(&tmp, ".%s.tmp", name) < 0)
-                return -ENOMEM;
-
-        /* we hold the state directory's lock: nobody else writes this temporary name */
-        (void) unlinkat(state_fd, tmp, 0);
-        fd = openat(state_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        len = strlen(text);
-        while (off < len) {
-                ssize_t n = write(fd, text + off, len - off);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = -errno;
-                        goto fail;
-                }
-                off += (size_t) n;
-        }
-        if (fsync(fd) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        if (close(TAKE_FD(fd)) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        if (renameat(state_fd, tmp, state_fd, name) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        /* the rename itself must survive a crash */
-        dfd = openat(state_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || fsync(dfd) < 0)
-                return -errno;
-        return 0;
-
-fail:
-        (void) unlinkat(state_fd, tmp, 0);
-        return r;
+        /* we hold the state directory's lock: nobody else writes the temporary name */
+        return file_write_atomic_at(state_fd, name, text);
 }
 
 static int limit_of(const Hierarchy *h, const Cgroup *c, const char *file, int *ret) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cgbypass/desired.h"
+#include "cgbypass/fileio.h"
 #include "cgbypass/strbuf.h"
 
 void desired_set_done(DesiredSet *s) {
@@ -100,7 +101,7 @@ oom:
  */
 #define STATE_HEADER "# cgbypassd applied state v1; written by cgbypassd, do not edit"
 
-static void append_tokens(StrBuf *b, const char *key, CgMask plus, CgMask hash, CgMask minus) {
+void desired_tokens_append(StrBuf *b, const char *key, CgMask plus, CgMask hash, CgMask minus) {
         bool first = true;
 
         strbuf_printf(b, " %s=", key);
@@ -112,53 +113,23 @@ static void append_tokens(StrBuf *b, const char *key, CgMask plus, CgMask hash, 
 }
 
 int state_file_save(const char *dir, const DesiredSet *s) {
-        _cleanup_free_ char *path = NULL, *tmp = NULL, *text = NULL;
-        _cleanup_close_ int dfd = -1, fd = -1;
+        _cleanup_free_ char *text = NULL;
         StrBuf b = STRBUF_INIT;
-
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        if (asprintf(&path, "%s/%s", dir, STATE_FILE_NAME) < 0 ||
-            asprintf(&tmp, "%s/.%s.tmp", dir, STATE_FILE_NAME) < 0)
-                return -ENOMEM;
 
         strbuf_append(&b, STATE_HEADER "\n");
         for (size_t i = 0; i < s->n; i++) {
                 const DesiredCgroup *d = &s->items[i];
                 strbuf_printf(&b, "cgroup %s create=%s", d->path, d->create ? "yes" : "no");
-                append_tokens(&b, "sc", d->sc_enable, d->sc_bypass, d->sc_disable);
-                append_tokens(&b, "ctl", d->ctl_enable, d->ctl_bypass, 0);
+                desired_tokens_append(&b, "sc", d->sc_enable, d->sc_bypass, d->sc_disable);
+                desired_tokens_append(&b, "ctl", d->ctl_enable, d->ctl_bypass, 0);
                 strbuf_putc(&b, '\n');
         }
         if (strbuf_steal(&b, &text) < 0)
                 return -ENOMEM;
-
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        size_t len = strlen(text);
-        for (size_t off = 0; off < len;) {
-                ssize_t n = write(fd, text + off, len - off);
-                if (n < 0) {
-                        int r = -errno;
-                        (void) unlink(tmp);
-                        return r;
-                }
-                off += (size_t) n;
-        }
-        if (fsync(fd) < 0 || rename(tmp, path) < 0) {
-                int r = -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        /* the rename itself must survive a crash */
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0)
-                (void) fsync(dfd);
-        return 0;
+        return file_write_atomic(dir, STATE_FILE_NAME, text);
 }
 
-static int parse_tokens(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {
+int desired_tokens_parse(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {
         _cleanup_free_ char *copy = strdup(value);
         char *save = NULL;
 
@@ -166,7 +137,7 @@ static int parse_tokens(const char *value, bool allow_minus, CgMask *plus, CgMas
                 return -ENOMEM;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 Controller x = controller_from_string(t + 1);
-                if (x < 0)
+                if (x < 0 || ((*plus | *hash | *minus) & CGMASK(x)))
                         return -EBADMSG;
                 if (t[0] == '+')
                         *plus |= CGMASK(x);
@@ -231,9 +202,9 @@ int state_file_load(const char *dir, DesiredSet *ret) {
                         if (startswith(word, "create="))
                                 d->create = streq(word + 7, "yes");
                         else if (startswith(word, "sc="))
-                                r = parse_tokens(word + 3, true, &d->sc_enable, &d->sc_bypass, &d->sc_disable);
+                                r = desired_tokens_parse(word + 3, true, &d->sc_enable, &d->sc_bypass, &d->sc_disable);
                         else if (startswith(word, "ctl="))
-                                r = parse_tokens(word + 4, false, &d->ctl_enable, &d->ctl_bypass, &unused);
+                                r = desired_tokens_parse(word + 4, false, &d->ctl_enable, &d->ctl_bypass, &unused);
                         else
                                 r = -EBADMSG;
                 }

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/**
+ * file_write_atomic_at() - replace @name in @dir_fd with @text, crash-safe
+ *
+ * A temporary ".NAME.tmp" beside it (the caller makes sure no one else
+ * writes that name), fsync, rename over NAME, fsync of the directory.
+ * Return: 0 or -errno; on failure NAME is as before and no temporary is left.
+ */
+int file_write_atomic_at(int dir_fd, const char *name, const char *text);
+
+/* The same in the directory @dir, which is made (0755) if missing. */
+int file_write_atomic(const char *dir, const char *name, const char *text);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "cgbypass/fileio.h"
+#include "cgbypass/macro.h"
+
+int file_write_atomic_at(int dir_fd, const char *name, const char *text) {
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -1, dfd = -1;
+        size_t len = strlen(text), off = 0;
+        int r;
+
+        if (asprintf(&tmp, ".%s.tmp", name) < 0)
+                return -ENOMEM;
+        (void) unlinkat(dir_fd, tmp, 0);
+        fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        while (off < len) {
+                ssize_t n = write(fd, text + off, len - off);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        goto fail;
+                }
+                off += (size_t) n;
+        }
+        if (fsync(fd) < 0 || close(TAKE_FD(fd)) < 0 || renameat(dir_fd, tmp, dir_fd, name) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        /* the rename itself must survive a crash */
+        dfd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || fsync(dfd) < 0)
+                return -errno;
+        return 0;
+fail:
+        (void) unlinkat(dir_fd, tmp, 0);
+        return r;
+}
+
+int file_write_atomic(const char *dir, const char *name, const char *text) {
+        _cleanup_close_ int dir_fd = -1;
+
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir_fd < 0)
+                return -errno;
+        return file_write_atomic_at(dir_fd, name, text);
+}
