@@ -160,10 +160,16 @@ static int parse_argv(int argc, char *argv[], Mode *mode, ManagerOptions *o) {
         return 1;
 }
 
-static int run_offline(Mode mode, const ManagerOptions *o) {
+/*
+ * Load the configuration, open the backend, and plan (MODE_PLAN,
+ * MODE_CHECK_CONFIG) or apply (MODE_APPLY_ONCE, MODE_SERVICE). Every
+ * configuration problem is printed; the rest was logged where it happened.
+ */
+static int prepare(Mode mode, const ManagerOptions *o, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(plan_freep) Plan *p = NULL;
         ConfigErrors errs = CONFIG_ERRORS_INIT;
+        bool apply = mode == MODE_APPLY_ONCE || mode == MODE_SERVICE;
         size_t writes = 0;
         int r;
 
@@ -177,14 +183,19 @@ static int run_offline(Mode mode, const ManagerOptions *o) {
                         config_errors_done(&errs);
                         return r;
                 }
-                if (mode == MODE_APPLY_ONCE) {
+                if (apply) {
                         (void) manager_log_drift(m);
                         r = manager_apply(m, &errs, &writes);
                 } else
                         r = manager_plan(m, &p, &errs);
         }
         if (config_errors_count(&errs) > 0) {
-                config_errors_print(&errs, stderr);
+                /* a service logs them (journal); a command prints them for the person who ran it */
+                if (mode == MODE_SERVICE)
+                        for (size_t i = 0; i < config_errors_count(&errs); i++)
+                                log_error("%s", config_errors_get(&errs, i));
+                else
+                        config_errors_print(&errs, stderr);
                 log_error("The configuration has %zu problem(s); nothing was changed.",
                           config_errors_count(&errs));
                 config_errors_done(&errs);
@@ -198,44 +209,26 @@ static int run_offline(Mode mode, const ManagerOptions *o) {
 
         if (mode == MODE_PLAN)
                 plan_print(p, stdout);
-        else if (mode == MODE_APPLY_ONCE)
+        else if (apply)
                 log_info("Applied the configuration: %zu operation(s).", writes);
+        *ret = TAKE_PTR(m);
         return 0;
+}
+
+static int run_offline(Mode mode, const ManagerOptions *o) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+
+        return prepare(mode, o, &m);
 }
 
 /* Bring the hierarchy to the configuration (with the client changes kept), then serve. */
 static int run_service(const ManagerOptions *o) {
         _cleanup_(manager_freep) Manager *m = NULL;
-        ConfigErrors errs = CONFIG_ERRORS_INIT;
-        size_t writes = 0;
         int r;
 
-        r = manager_new(o, &m);
+        r = prepare(MODE_SERVICE, o, &m);
         if (r < 0)
-                return log_oom();
-        r = manager_load_config(m, &errs);
-        if (r >= 0) {
-                r = manager_open_backend(m);
-                if (r < 0) {
-                        config_errors_done(&errs);
-                        return r;
-                }
-                (void) manager_log_drift(m);
-                r = manager_apply(m, &errs, &writes);
-        }
-        if (config_errors_count(&errs) > 0) {
-                for (size_t i = 0; i < config_errors_count(&errs); i++)
-                        log_error("%s", config_errors_get(&errs, i));
-                log_error("The configuration has %zu problem(s); nothing was changed.", config_errors_count(&errs));
-                config_errors_done(&errs);
-                return -EINVAL;
-        }
-        config_errors_done(&errs);
-        if (r == -ENOMEM)
-                return log_oom();
-        if (r < 0)
-                return r; /* logged */
-        log_info("Applied the configuration: %zu operation(s).", writes);
+                return r;
         return manager_run_service(m);
 }
 
