@@ -116,14 +116,31 @@ int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void
         int r = 0;
         for (size_t i = 0; i < n && r == 0; i++) {
                 Cgroup *d = saved[i].cgroup;
-                CgMask gained = cg_ss_mask(h, d, false) & ~saved[i].css;
-                if (!gained)
-                        continue;
-                for (size_t j = i + 1; j < n && saved[j].cgroup->level > d->level; j++)
+                CgMask now = cg_ss_mask(h, d, false);
+                CgMask gained = now & ~saved[i].css;
+                for (size_t j = i + 1; gained && j < n && saved[j].cgroup->level > d->level; j++)
                         if (saved[j].css & cg_ss_mask(h, saved[j].cgroup, false) & gained) {
                                 r = -EBUSY;
                                 break;
                         }
+
+                /* nor may a css go while a css linked to it (the next css down) stays */
+                CgMask lost = d->parent ? saved[i].css & ~now : 0;
+                FOREACH_CONTROLLER_IN(x, lost) {
+                        unsigned shield = UINT_MAX; /* below a css of its own, csses link to that one */
+                        for (size_t j = i + 1; r == 0 && j < n && saved[j].cgroup->level > d->level; j++) {
+                                Cgroup *e = saved[j].cgroup;
+                                if (e->level > shield)
+                                        continue;
+                                shield = UINT_MAX;
+                                if (!(saved[j].css & CGMASK(x)))
+                                        continue;
+                                if (cg_ss_mask(h, e, false) & CGMASK(x))
+                                        r = -EBUSY;
+                                else
+                                        shield = e->level;
+                        }
+                }
         }
 
         /* kernel: css_populate_dir() adds the files of every css that became visible */
