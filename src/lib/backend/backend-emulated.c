@@ -537,11 +537,7 @@ static int emu_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
         r = kops_add(&ops, KOP_MKDIR, path, 0, NULL, NULL);
         if (r >= 0)
                 r = kops_run(b, &ops);
-        if (r < 0)
-                (void) model_txn_rollback(&txn, b->model);
-        else
-                model_txn_commit(&txn, &b->model);
-        model_txn_done(&txn);
+        (void) model_txn_finish(&txn, &b->model, r);
         kops_done(&ops);
         return r;
 }
@@ -611,11 +607,7 @@ static int emu_write_control(Backend *b, const char *path, const char *file, con
         }
         if (r >= 0)
                 r = kops_run(b, &ops);
-        if (r < 0)
-                (void) model_txn_rollback(&txn, b->model);
-        else
-                model_txn_commit(&txn, &b->model);
-        model_txn_done(&txn);
+        (void) model_txn_finish(&txn, &b->model, r);
         kops_done(&ops);
         return r;
 }
@@ -637,11 +629,7 @@ static int emu_write_same(Backend *b, const char *path, const char *file, const 
         r = kops_add(&ops, KOP_WRITE, path, 0, file, value);
         if (r >= 0)
                 r = kops_run(b, &ops);
-        if (r < 0)
-                (void) model_txn_rollback(&txn, b->model);
-        else
-                model_txn_commit(&txn, &b->model);
-        model_txn_done(&txn);
+        (void) model_txn_finish(&txn, &b->model, r);
         kops_done(&ops);
         return r;
 }

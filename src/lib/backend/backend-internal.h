@@ -211,5 +211,8 @@ void model_txn_commit(ModelTxn *txn, Hierarchy **h);
 int model_txn_rollback(ModelTxn *txn, Hierarchy *h);
 void model_txn_done(ModelTxn *txn);
 
+/* Keep the operation if @r >= 0, take it back otherwise; then release @txn. Returns @r. */
+int model_txn_finish(ModelTxn *txn, Hierarchy **h, int r);
+
 /* Lookup with the model's reasons for failures. */
 int model_lookup(const Hierarchy *h, const char *path, Cgroup **ret, Reason *reterr_reason);

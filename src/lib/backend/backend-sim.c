@@ -586,11 +586,7 @@ static int sim_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
                 if (r < 0)
                         (void) apply_render(b, &after, &none);
         }
-        if (r < 0)
-                (void) model_txn_rollback(&txn, b->model);
-        else
-                model_txn_commit(&txn, &b->model);
-        model_txn_done(&txn);
+        (void) model_txn_finish(&txn, &b->model, r);
         render_done(&after);
         return r;
 }
@@ -633,11 +629,7 @@ static int sim_rmdir(Backend *b, const char *path, Reason *reterr_reason) {
                 if (r < 0)
                         (void) apply_render(b, &after, &before);
         }
-        if (r < 0)
-                (void) model_txn_rollback(&txn, b->model);
-        else
-                model_txn_commit(&txn, &b->model);
-        model_txn_done(&txn);
+        (void) model_txn_finish(&txn, &b->model, r);
         render_done(&before);
         render_done(&after);
         return r;
@@ -690,11 +682,7 @@ static int sim_write(Backend *b, const char *path, const char *file, const char 
                 if (r < 0)
                         (void) apply_render(b, &after, &before);
         }
-        if (r < 0)
-                (void) model_txn_rollback(&txn, b->model);
-        else
-                model_txn_commit(&txn, &b->model);
-        model_txn_done(&txn);
+        (void) model_txn_finish(&txn, &b->model, r);
         render_done(&before);
         render_done(&after);
         return r;

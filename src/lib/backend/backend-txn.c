@@ -242,3 +242,12 @@ int model_txn_rollback(ModelTxn *txn, Hierarchy *h) {
         txn->kind = TXN_NONE;
         return r;
 }
+
+int model_txn_finish(ModelTxn *txn, Hierarchy **h, int r) {
+        if (r < 0)
+                (void) model_txn_rollback(txn, *h);
+        else
+                model_txn_commit(txn, h);
+        model_txn_done(txn);
+        return r;
+}
