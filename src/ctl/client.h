@@ -10,11 +10,9 @@
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 
+#include "cgbypass/bus-names.h"
 #include "polkit-agent.h"
 
-#define CGBYPASS_BUS_NAME       "org.cgbypass1"
-#define CGBYPASS_BUS_PATH       "/org/cgbypass1"
-#define CGBYPASS_BUS_INTERFACE  "org.cgbypass1.Manager"
 
 typedef enum BusType {
         BUS_SYSTEM,

@@ -546,14 +546,14 @@ int manager_run_service(Manager *m) {
                 return log_error_errno(r, "Failed to connect to the %s bus: %m", m->options.bus ?: "system");
 
         /* the object first, then the name: a caller who sees the name finds the object */
-        r = sd_bus_add_object_vtable(m->bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE, manager_vtable, m);
+        r = sd_bus_add_object_vtable(m->bus, NULL, CGBYPASS_BUS_PATH, CGBYPASS_BUS_INTERFACE, manager_vtable, m);
         if (r < 0)
-                return log_error_errno(r, "Failed to register %s: %m", BUS_OBJECT_PATH);
-        r = sd_bus_request_name(m->bus, BUS_NAME, 0);
+                return log_error_errno(r, "Failed to register %s: %m", CGBYPASS_BUS_PATH);
+        r = sd_bus_request_name(m->bus, CGBYPASS_BUS_NAME, 0);
         if (r == -EEXIST)
-                return log_error_errno(r, "Another process owns %s already; is cgbypassd running?", BUS_NAME);
+                return log_error_errno(r, "Another process owns %s already; is cgbypassd running?", CGBYPASS_BUS_NAME);
         if (r < 0)
-                return log_error_errno(r, "Failed to take the name %s: %m", BUS_NAME);
+                return log_error_errno(r, "Failed to take the name %s: %m", CGBYPASS_BUS_NAME);
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
@@ -562,7 +562,7 @@ int manager_run_service(Manager *m) {
 
         manager_notify_ready(m);
         log_info("Serving %s on the %s bus: %s backend on '%s', %zu delegation(s), %zu client change(s).",
-                 BUS_NAME, m->options.bus ?: "system", backend_type_to_string(backend_get_type(m->backend)),
+                 CGBYPASS_BUS_NAME, m->options.bus ?: "system", backend_type_to_string(backend_get_type(m->backend)),
                  backend_get_root(m->backend), m->config->n_delegates, m->changes.n);
 
         r = sd_event_loop(m->event);

@@ -6,11 +6,8 @@
  * dbus/org.cgbypass1.Manager.xml documents it and must match the vtable).
  */
 
+#include "cgbypass/bus-names.h"
 #include "manager.h"
-
-#define BUS_NAME        "org.cgbypass1"
-#define BUS_OBJECT_PATH "/org/cgbypass1"
-#define BUS_INTERFACE   "org.cgbypass1.Manager"
 
 /**
  * manager_run_service() - serve on the bus until SIGTERM or SIGINT

@@ -2,14 +2,12 @@
 #include <systemd/sd-daemon.h>
 
 #include "cgbypass/bus-errors.h"
+#include "cgbypass/bus-names.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
 #include "delegation.h"
 #include "manager.h"
 #include "polkit.h"
-
-#define OBJECT_PATH "/org/cgbypass1"
-#define INTERFACE   "org.cgbypass1.Manager"
 
 Manager *manager_free(Manager *m) {
         if (!m)
@@ -176,7 +174,7 @@ static bool snapshot_entry_equal(const SnapshotEntry *a, const SnapshotEntry *b)
 }
 
 static void emit_cgroup_changed(Manager *m, const char *path) {
-        int r = sd_bus_emit_signal(m->bus, OBJECT_PATH, INTERFACE, "CgroupChanged", "s", path);
+        int r = sd_bus_emit_signal(m->bus, CGBYPASS_BUS_PATH, CGBYPASS_BUS_INTERFACE, "CgroupChanged", "s", path);
         if (r < 0)
                 log_warning_errno(r, "Failed to emit CgroupChanged for %s, ignoring: %m", path);
 }

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 
+#include "cgbypass/bus-names.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
 #include "polkit.h"
@@ -13,10 +14,6 @@
 #define POLKIT_NAME      "org.freedesktop.PolicyKit1"
 #define POLKIT_PATH      "/org/freedesktop/PolicyKit1/Authority"
 #define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
-
-/* polkit answers in milliseconds; an authentication dialog waits for a person */
-#define POLKIT_TIMEOUT_USEC             (25ULL * 1000 * 1000)
-#define POLKIT_INTERACTIVE_TIMEOUT_USEC (5ULL * 60 * 1000 * 1000)
 
 /* CheckAuthorization flags */
 #define POLKIT_ALLOW_USER_INTERACTION 1u
@@ -185,7 +182,7 @@ static int polkit_send(Manager *m, PolkitQuery *q, char *const *details) {
         if (r < 0)
                 return r;
         return sd_bus_call_async(m->bus, &q->slot, msg, on_polkit_reply, q,
-                                 interactive ? POLKIT_INTERACTIVE_TIMEOUT_USEC : POLKIT_TIMEOUT_USEC);
+                                 interactive ? CGBYPASS_POLKIT_INTERACTIVE_TIMEOUT_USEC : CGBYPASS_POLKIT_TIMEOUT_USEC);
 }
 
 int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
