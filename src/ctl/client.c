@@ -63,6 +63,13 @@ static int client_connect(Client *c) {
                 return log_unreachable(c, strerror(-r));
         }
         r = sd_bus_set_allow_interactive_authorization(c->bus, c->ask_password);
+        if (r >= 0)
+                /* sd-bus's 25 s would cut off a person typing a password, or race
+                 * the daemon's own 25 s wait for polkit */
+                r = sd_bus_set_method_call_timeout(c->bus, (c->ask_password ?
+                                                            CGBYPASS_POLKIT_INTERACTIVE_TIMEOUT_USEC :
+                                                            CGBYPASS_POLKIT_TIMEOUT_USEC) +
+                                                           CGBYPASS_CALL_MARGIN_USEC);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the bus connection: %m");
         return 0;

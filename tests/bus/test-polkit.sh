@@ -246,6 +246,43 @@ bus_env_start_polkit || not_ok "polkitd did not start again"
 as "$alice" BypassController /srv/alice/job cpu
 [ $st -eq 0 ] && ok "polkitd back: the owner is served again" || not_ok "polkit back" "$out"
 
+# polkitd hangs (stopped, so its name stays on the bus): the daemon's own
+# 25 s wait ends in a denial, and everyone else is served meanwhile
+before=$(snap srv/alice)
+kill -STOP "$BUS_ENV_POLKIT_PID"
+bus_env_as "$alice" "$client" --no-interactive call EnableController /srv/alice/job cpu >"$D/hang.out" 2>&1 &
+hang=$!
+if [ -n "$ctl" ]; then
+	bus_env_as "$alice" "$ctl" --no-ask-password enable /srv/alice/job io >"$D/hang-ctl.out" 2>&1 &
+	hang_ctl=$!
+fi
+sleep 1 # both calls reach the daemon and wait for polkit
+as "$bob" GetCgroup /srv/alice
+[ $st -eq 0 ] && kill -0 "$hang" 2>/dev/null && ok "polkitd hangs: other callers are served while a check waits" ||
+	not_ok "served during a pending check" "$out"
+"$client" call SetSubtreeControl /srv/bob -cpu >/dev/null && kill -0 "$hang" 2>/dev/null &&
+	ok "polkitd hangs: root changes things meanwhile" || not_ok "root during a pending check"
+wait "$hang"
+st=$?
+out=$(cat "$D/hang.out")
+[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.AccessDenied: polkit could not decide (org.freedesktop.DBus.Error.NoReply"* ]] &&
+	ok "polkitd hangs: the owner is denied when the daemon stops waiting" || not_ok "polkit timeout" "$out"
+if [ -n "$ctl" ]; then
+	wait "$hang_ctl"
+	st=$?
+	out=$(cat "$D/hang-ctl.out")
+	# cgbypassctl outwaits the daemon, so it reports the daemon's answer, not its own timeout
+	[ $st -eq 1 ] && [[ $out == "cgbypassctl: polkit could not decide"*"(org.cgbypass1.Error.AccessDenied)" ]] &&
+		ok "... and cgbypassctl prints the daemon's answer" || not_ok "cgbypassctl during a polkit timeout" "$out"
+fi
+kill -CONT "$BUS_ENV_POLKIT_PID"
+[ "$(snap srv/alice)" = "$before" ] && ok "... and nothing changed" || not_ok "changed after a polkit timeout"
+"$client" call SetSubtreeControl /srv/bob +cpu >/dev/null || not_ok "root could not undo its change"
+as "$alice" EnableController /srv/alice/job cpu
+[ $st -eq 0 ] && as "$alice" BypassController /srv/alice/job cpu
+[ $st -eq 0 ] && ok "polkitd resumed: its late answers are dropped, new checks served" || not_ok "after the hang" "$out"
+kill -0 "$BUS_ENV_DAEMON_PID" && ok "the daemon lives on" || not_ok "the daemon died after a polkit timeout"
+
 # a restart keeps what the owners set
 bus_env_stop_daemon
 [ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ok "SIGTERM with checks done: exit 0" || not_ok "exit status $BUS_ENV_DAEMON_STATUS"
