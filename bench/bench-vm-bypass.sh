@@ -312,20 +312,15 @@ EOF
     --file "$TMP/guest:/bench" 2>"$TMP/initramfs.log" ||
     { cat "$TMP/initramfs.log" >&2; die "kernel/build-initramfs.sh failed"; }
 
-if [ "$CLOCK" = icount ]; then
-    # run-vm.sh takes its qemu from CGB_QEMU: add -icount to whatever it would run
-    printf '#!/bin/sh\nexec %q "$@" -icount shift=0,sleep=off\n' "$(command -v "$QEMU_BASE")" \
-        >"$TMP/qemu-icount"
-    chmod 0755 "$TMP/qemu-icount"
-    export CGB_QEMU=$TMP/qemu-icount
-fi
+CLOCK_ARGS=()
+[ "$CLOCK" = icount ] && CLOCK_ARGS=(--qemu-arg -icount --qemu-arg shift=0,sleep=off)
 
 # boot FLAVOR BZIMAGE PLACEMENTS: run the guest script, keep its output in $TMP/FLAVOR.out
 boot() {
     local flavor=$1 bz=$2 placements=$3 t0 rc=0
     t0=$(date +%s)
     "$KDIR/run-vm.sh" --kernel "$bz" --initrd "$TMP/initrd.gz" --smp "$SMP" \
-        --timeout "$TIMEOUT" -- sh /bench/measure.sh "$ROUNDS" "$placements" \
+        --timeout "$TIMEOUT" "${CLOCK_ARGS[@]}" -- sh /bench/measure.sh "$ROUNDS" "$placements" \
         --round-trips "$ROUND_TRIPS" --warmup "$WARMUP" --pairs "$PAIRS" --size "$SIZE" \
         >"$TMP/$flavor.out" || rc=$?
     echo $(( $(date +%s) - t0 )) >"$TMP/$flavor.seconds"

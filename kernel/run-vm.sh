@@ -17,6 +17,7 @@ FILES=()
 TIMING=0
 RAW=0
 QEMU=${CGB_QEMU:-qemu-system-x86_64}
+QEMU_ARGS=()
 
 usage() {
     cat <<EOF
@@ -41,12 +42,18 @@ Options:
                       (the default collects it and sends it gzipped after
                       the command ends: the emulated 16550 moves ~250 KB/s)
   --time              print the wall time of the boot-run-poweroff to stderr
+  --qemu-arg ARG      pass ARG to qemu after the others (repeatable; e.g.
+                      --qemu-arg -icount --qemu-arg shift=0,sleep=off for a
+                      clock that counts instructions, as bench-vm does)
   -h, --help          this text
 
 Exit status: COMMAND's, or 124 when the VM did not finish in time (hang),
 125 when no result came back (panic, init died, output cut), 2 for bad usage.
 On 124 and 125 the last 50 lines of the console log go to stderr.
 The kernel command line always has: console=ttyS0 cgroup_debug panic=-1.
+Interrupting this script (SIGINT, SIGTERM, SIGHUP) stops the VM too.
+
+Environment: CGB_QEMU names the qemu binary (default qemu-system-x86_64).
 EOF
 }
 
@@ -65,6 +72,7 @@ while [ $# -gt 0 ]; do
     --console-log) [ $# -ge 2 ] || die "--console-log needs a file"; CONSOLE_COPY=$2; shift 2 ;;
     --time) TIMING=1; shift ;;
     --raw) RAW=1; shift ;;
+    --qemu-arg) [ $# -ge 2 ] || die "--qemu-arg needs an argument"; QEMU_ARGS+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) die "unknown argument '$1' (try --help)" ;;
     esac
@@ -125,11 +133,17 @@ fi
 : >"$RESULT"
 T0=$(date +%s.%N)
 set +e
+# timeout(1) puts qemu in a process group of its own, out of reach of the
+# terminal's ^C: pass our interruptions on, or qemu runs until TIMEOUT
 timeout -k 5 "$TIMEOUT" "$QEMU" -accel tcg -cpu qemu64 -m "$MEM" -smp "$SMP" \
     -nographic -nodefaults -no-user-config -monitor none -no-reboot \
     -kernel "$KERNEL" -initrd "$initrd" -append "$cmdline" \
-    -serial "file:$CONSOLE" -serial "file:$RESULT" </dev/null >"$TMP/qemu.out" 2>&1
+    -serial "file:$CONSOLE" -serial "file:$RESULT" "${QEMU_ARGS[@]}" </dev/null >"$TMP/qemu.out" 2>&1 &
+qemu_pid=$!
+trap 'kill -TERM "$qemu_pid" 2>/dev/null; wait "$qemu_pid"; rm -rf "$TMP"; exit 130' INT TERM HUP
+wait "$qemu_pid"
 qemu_status=$?
+trap - INT TERM HUP
 set -e
 T1=$(date +%s.%N)
 [ -z "$CONSOLE_COPY" ] || cp "$CONSOLE" "$CONSOLE_COPY"
