@@ -415,7 +415,7 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
                          * cgroup_setup_root() propagated), the model at boot: compare
                          * subtree_ss_mask without them.
                          */
-                        if (kn == 4 && mn == 4) {
+                        if (kn == mn && kn >= 2) {
                                 km[1] &= ~controller_implicit_mask(CGMASK_ALL);
                                 mm[1] &= ~controller_implicit_mask(CGMASK_ALL);
                         }
