@@ -3,15 +3,17 @@
 #
 # Build the gzip-compressed initramfs (newc cpio) the cgbypassd VM boots:
 # busybox-static, the given binaries with their shared libraries and the
-# dynamic loader, optionally dbus-daemon, and an /init that runs one command
-# and reports its output and exit status on the second serial port.
+# dynamic loader, optionally dbus-daemon and polkitd, extra users, and an
+# /init that runs one command and reports its output and exit status on the
+# second serial port.
 set -euo pipefail
 
 TRAILER_PREFIX='@@cgbypassd-vm-exit-status:'
 
 usage() {
     cat <<EOF
-Usage: ${0##*/} --out FILE [--bin PATH[:DST]]... [--with-dbus] [--file SRC:DST]...
+Usage: ${0##*/} --out FILE [--bin PATH[:DST]]... [--with-dbus] [--with-polkit]
+       [--user NAME:UID[:GID]]... [--file SRC:DST]...
 
   --out FILE      write the initramfs (gzip-compressed newc cpio) to FILE
   --bin PATH      install the executable PATH as /usr/local/bin/\$(basename PATH)
@@ -23,8 +25,25 @@ Usage: ${0##*/} --out FILE [--bin PATH[:DST]]... [--with-dbus] [--file SRC:DST].
                   configuration (/usr/share/dbus-1/{system,session}.conf, any
                   /etc/dbus-1/system.d/*.conf is included); start it inside
                   with 'dbus-daemon --system --fork'
+  --with-polkit   add the host's polkitd (Debian: /usr/lib/polkit-1/polkitd,
+                  at the same path) with its libraries, its user and group
+                  'polkitd', an empty /usr/share/polkit-1/actions (add action
+                  files with --file), the host's 50-default.rules in
+                  /usr/share/polkit-1/rules.d (or the same rule written out),
+                  an empty /etc/polkit-1/rules.d and /var/lib/polkit-1, all
+                  readable by polkitd; implies --with-dbus.  Start it inside,
+                  after the bus, as root: '/usr/lib/polkit-1/polkitd &' (it
+                  drops to its user; --no-debug sends its messages to syslog)
+  --user NAME:UID[:GID]
+                  add the user NAME (home /nonexistent, shell /bin/sh) with
+                  primary group GID (default: UID) to /etc/passwd, and a group
+                  NAME with that GID to /etc/group unless the GID exists;
+                  repeatable
   --file SRC:DST  copy the file or directory SRC to DST inside the image
   -h, --help      this text
+
+Users always present: root (0), messagebus (100, group 101), nobody (65534),
+and polkitd with --with-polkit.  Files in the image belong to root.
 
 The image always holds /bin/busybox (from busybox-static) with every applet
 as a symbolic link to /bin/busybox.  Its /init mounts proc, sysfs, devtmpfs,
@@ -44,6 +63,8 @@ OUT=
 BINS=()
 FILES=()
 DBUS=0
+POLKIT=0
+USERS=()
 while [ $# -gt 0 ]; do
     case $1 in
     -h|--help) usage; exit 0 ;;
@@ -54,10 +75,26 @@ while [ $# -gt 0 ]; do
     --file) [ $# -ge 2 ] || die "--file needs SRC:DST"; FILES+=("$2"); shift 2 ;;
     --file=*) FILES+=("${1#--file=}"); shift ;;
     --with-dbus) DBUS=1; shift ;;
+    --with-polkit) POLKIT=1; DBUS=1; shift ;;
+    --user) [ $# -ge 2 ] || die "--user needs NAME:UID[:GID]"; USERS+=("$2"); shift 2 ;;
+    --user=*) USERS+=("${1#--user=}"); shift ;;
     *) die "unknown argument '$1' (try --help)" ;;
     esac
 done
 [ -n "$OUT" ] || { usage >&2; exit 2; }
+for u in "${USERS[@]}"; do
+    [[ $u =~ ^[a-z_][a-z0-9_-]*:[0-9]+(:[0-9]+)?$ ]] || die "--user wants NAME:UID[:GID], not '$u'"
+    case ${u%%:*} in
+    root|messagebus|nobody|nogroup|polkitd) die "--user: '${u%%:*}' is always there" ;;
+    esac
+done
+POLKITD=
+if [ "$POLKIT" = 1 ]; then
+    for p in /usr/lib/polkit-1/polkitd /usr/libexec/polkitd; do
+        [ -x "$p" ] && { POLKITD=$p; break; }
+    done
+    [ -n "$POLKITD" ] || die "polkitd not found (apt-get install polkitd)"
+fi
 for tool in cpio gzip ldd; do
     command -v "$tool" >/dev/null || die "'$tool' is not installed"
 done
@@ -130,6 +167,22 @@ root:x:0:
 messagebus:x:101:
 nogroup:x:65534:
 EOF
+if [ "$POLKIT" = 1 ]; then
+    echo 'polkitd:x:996:996:polkit:/nonexistent:/bin/false' >>"$ROOT/etc/passwd"
+    echo 'polkitd:x:996:' >>"$ROOT/etc/group"
+fi
+for u in "${USERS[@]}"; do
+    IFS=: read -r uname uid gid <<<"$u"
+    gid=${gid:-$uid}
+    if cut -d: -f3 "$ROOT/etc/passwd" | grep -qxF "$uid"; then
+        die "--user $u: uid $uid is taken"
+    fi
+    if cut -d: -f1 "$ROOT/etc/passwd" | grep -qxF "$uname"; then
+        die "--user $u: '$uname' is given twice"
+    fi
+    echo "$uname:x:$uid:$gid::/nonexistent:/bin/sh" >>"$ROOT/etc/passwd"
+    cut -d: -f3 "$ROOT/etc/group" | grep -qxF "$gid" || echo "$uname:x:$gid:" >>"$ROOT/etc/group"
+done
 echo 'passwd: files' >"$ROOT/etc/nsswitch.conf"
 echo 'group: files' >>"$ROOT/etc/nsswitch.conf"
 echo 5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e >"$ROOT/etc/machine-id"
@@ -164,6 +217,23 @@ if [ "$DBUS" = 1 ]; then
 </busconfig>
 EOF
     done
+fi
+
+if [ "$POLKIT" = 1 ]; then
+    install_bin "$POLKITD" "$POLKITD"
+    # Debian keeps the rules directories polkitd:root 0700; the image's files
+    # all belong to root, so they are world-readable instead.
+    install -d -m 0755 "$ROOT/usr/share/polkit-1/actions" "$ROOT/usr/share/polkit-1/rules.d" \
+        "$ROOT/etc/polkit-1/rules.d" "$ROOT/var/lib/polkit-1"
+    if [ -r /usr/share/polkit-1/rules.d/50-default.rules ]; then
+        install -m 0644 /usr/share/polkit-1/rules.d/50-default.rules "$ROOT/usr/share/polkit-1/rules.d/"
+    else
+        cat >"$ROOT/usr/share/polkit-1/rules.d/50-default.rules" <<'EOF'
+polkit.addAdminRule(function(action, subject) {
+    return ["unix-group:sudo"];
+});
+EOF
+    fi
 fi
 
 for f in "${FILES[@]}"; do
