@@ -45,6 +45,10 @@ typedef struct BackendOptions {
         /* sim: the controllers of the simulated kernel (0: CGMASK_VM_KERNEL).
          * Used for a new sim only: a saved sim keeps the controllers it was created with. */
         CgMask sim_controllers;
+        /* Look, never touch: no lock, nothing created, no drift repaired (sim, emulated);
+         * every operation fails with -EROFS. For --check-config and --plan, which must
+         * work beside a running daemon. */
+        bool read_only;
 } BackendOptions;
 
 /**
@@ -70,6 +74,7 @@ int backend_open(BackendType type, const char *cgroup_root, const char *state_di
  * Besides the errors of backend_open(): -EBUSY (another backend holds
  * @state_dir, or @cgroup_root is a cgroup below the mount that has processes),
  * -ENOTEMPTY (sim: @cgroup_root holds files that are not a sim's),
+ * -EROFS later, from every operation, with @opts->read_only,
  * -E2BIG (deeper than 256 levels or more than 1,000,000 cgroups).
  */
 int backend_open_with(BackendType type, const char *cgroup_root, const char *state_dir,

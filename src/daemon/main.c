@@ -42,6 +42,7 @@ static void help(void) {
                "                             printed means the hierarchy is in sync\n"
                "      --apply-once           Apply the configuration, all or nothing, and exit\n"
                "                             (for boot time; no bus)\n"
+               "--check-config and --plan only read; they work beside a running cgbypassd.\n"
                "\n"
                "Options:\n"
                "      --config FILE          Main configuration file\n"
@@ -157,6 +158,7 @@ static int parse_argv(int argc, char *argv[], Mode *mode, ManagerOptions *o) {
                 log_error("Unexpected argument '%s'; see --help.", argv[optind]);
                 return -EINVAL;
         }
+        o->read_only = *mode == MODE_CHECK_CONFIG || *mode == MODE_PLAN;
         return 1;
 }
 

@@ -107,12 +107,13 @@ static int load_client_changes(Manager *m) {
 }
 
 int manager_open_backend(Manager *m) {
+        const BackendOptions opts = { .read_only = m->options.read_only };
         _cleanup_free_ char *why = NULL;
         Backend *b;
         int r;
 
-        r = backend_open(m->config->daemon.backend, m->config->daemon.cgroup_root,
-                         m->config->daemon.state_directory, &b, &why);
+        r = backend_open_with(m->config->daemon.backend, m->config->daemon.cgroup_root,
+                              m->config->daemon.state_directory, &opts, &b, &why);
         if (r < 0)
                 return log_error_errno(r, "Failed to open the %s backend on '%s': %s",
                                        backend_type_to_string(m->config->daemon.backend),

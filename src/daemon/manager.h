@@ -33,6 +33,7 @@ typedef struct ManagerOptions {
         const char *cgroup_root;
         const char *state_directory;
         const char *bus;                /* service: "system" or "session" */
+        bool read_only;                 /* --check-config, --plan: beside a running daemon */
 } ManagerOptions;
 
 typedef struct Manager {

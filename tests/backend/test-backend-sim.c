@@ -295,6 +295,40 @@ START_TEST(test_lock) {
 }
 END_TEST
 
+START_TEST(test_read_only) {
+        const BackendOptions ro = { .read_only = true };
+        _cleanup_free_ char *msg = NULL, *value = NULL;
+        Backend *b2 = NULL;
+
+        {
+                /* beside the lock holder; it sees what the holder saved */
+                _cleanup_(backend_freep) Backend *b = open_sim();
+                ok(backend_mkdir(b, "A", NULL));
+                ok(backend_write(b, ".", "cgroup.subtree_control", "+cpu", NULL));
+                ok(backend_save(b));
+                ck_assert_int_eq(backend_open_with(BACKEND_SIM, root, state, &ro, &b2, &msg), 0);
+                Cgroup *c;
+                ck_assert_int_eq(hierarchy_lookup((Hierarchy *) backend_get_model(b2), "A", &c), 0);
+                ok(backend_read(b2, "A", "cgroup.controllers", &value));
+                ck_assert_str_eq(value, "cpu\n");
+                /* and changes nothing */
+                ck_assert_int_eq(backend_mkdir(b2, "B", NULL), -EROFS);
+                ck_assert_int_eq(backend_write(b2, "A", "cgroup.subtree_control", "+cpu", NULL), -EROFS);
+                ck_assert_int_eq(backend_rmdir(b2, "A", NULL), -EROFS);
+                ck_assert_int_eq(backend_save(b2), -EROFS);
+                ck_assert_int_eq(backend_refresh(b2, NULL), -EROFS);
+                b2 = backend_free(b2);
+        }
+        /* a sim that does not exist yet: a fresh model, nothing created */
+        _cleanup_free_ char *fresh = test_strdupf("%s/fresh", tmp), *fresh_state = test_strdupf("%s/fresh-state", tmp);
+        ck_assert_int_eq(backend_open_with(BACKEND_SIM, fresh, fresh_state, &ro, &b2, &msg), 0);
+        ck_assert_int_eq(hierarchy_count(backend_get_model(b2)), 1);
+        b2 = backend_free(b2);
+        ck_assert_int_eq(access(fresh, F_OK), -1);
+        ck_assert_int_eq(access(fresh_state, F_OK), -1);
+}
+END_TEST
+
 START_TEST(test_atomic_save) {
         _cleanup_(backend_freep) Backend *b = open_sim();
         _cleanup_free_ char *stale = test_strdupf("%s/.sim.state.tmp", state), *text = NULL, *st = NULL;
@@ -564,6 +598,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_foreign_directory_refused);
         tcase_add_test(tc, test_state_of_another_root);
         tcase_add_test(tc, test_lock);
+        tcase_add_test(tc, test_read_only);
         tcase_add_test(tc, test_atomic_save);
         tcase_add_test(tc, test_unsafe_paths);
         tcase_add_test(tc, test_chown);

@@ -134,6 +134,14 @@ sleeper=
 before=$(ksnap)
 cp "$D/c.conf" "$D/good.conf"
 printf '[cgroup]\npath = /alice\nsubtree-control = +nosuch\n' >>"$D/c.conf"
+ro=(--config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$scratch" --state-directory "$D/state")
+out=$("$BUS_ENV_CGBYPASSD" "${ro[@]}" --check-config 2>&1)
+[ $? -eq 1 ] && [[ $out == *"$D/c.conf:"*"nosuch"* ]] && [ "$before" = "$(ksnap)" ] &&
+	ok "--check-config beside the running daemon names the problem, reads the kernel, changes nothing" ||
+	not_ok "--check-config beside the daemon" "$out"
+out=$("$BUS_ENV_CGBYPASSD" "${ro[@]/c.conf/good.conf}" --plan 2>&1)
+[ $? -eq 0 ] && [ -z "$out" ] && [ "$before" = "$(ksnap)" ] &&
+	ok "--plan beside the running daemon: in sync, nothing changed" || not_ok "--plan beside the daemon" "$out"
 out=$("$client" call Reload 2>&1)
 [[ $out == "org.cgbypass1.Error.ConfigInvalid: "*"$D/c.conf:"* ]] && [ "$before" = "$(ksnap)" ] &&
 	ok "Reload with a broken configuration: ConfigInvalid, the kernel unchanged" || not_ok "broken reload" "$out"

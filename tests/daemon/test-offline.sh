@@ -83,6 +83,12 @@ write A/B/G cgroup.controllers +cpu
 write A/B/C/D cgroup.subtree_control +cpu'
 [ "$plan" = "$expected" ] && ok "doc example: --plan prints the trace" || not_ok "doc example plan" "$plan"
 [ ! -e "$work/state/applied-state" ] && ok "--plan writes no state" || not_ok "--plan wrote state"
+ro=(--state-directory "$work/ro-state" --cgroup-root "$work/ro-root")
+out=$(run "$data/doc-example.conf" "${ro[@]}" --check-config 2>&1) &&
+	[ "$(run "$data/doc-example.conf" "${ro[@]}" --plan 2>&1)" = "$expected" ] &&
+	[ ! -e "$work/ro-state" ] && [ ! -e "$work/ro-root" ] &&
+	ok "--check-config and --plan create nothing, not even the sim or the state directory" ||
+	not_ok "read-only modes created something" "$out$(find "$work/ro-state" "$work/ro-root" 2>&1 | head)"
 
 out=$(run "$data/doc-example.conf" --apply-once 2>&1)
 [ $? -eq 0 ] && [[ $out == *"13 operation(s)"* ]] && ok "doc example: --apply-once makes 13 operations" ||
@@ -101,6 +107,26 @@ plan=$(run "$data/doc-example.conf" --plan 2>&1)
 [ -z "$plan" ] && ok "in sync: --plan prints nothing" || not_ok "in sync plan" "$plan"
 out=$(run "$data/doc-example.conf" --apply-once 2>&1)
 [ $? -eq 0 ] && [[ $out == *"0 operation(s)"* ]] && ok "re-apply makes zero writes" || not_ok "re-apply" "$out"
+
+# beside a running daemon (it holds the state directory's lock): the read-only
+# modes work, --apply-once is refused with a reason and changes nothing
+if command -v flock >/dev/null; then
+	before=$(cd "$work" && find root state -printf '%p %s %T@\n' | sort)
+	out=$(flock "$work/state/backend.lock" "$daemon" --config "$data/doc-example.conf" --config-dir "$work/none" \
+		--cgroup-root "$work/root" --state-directory "$work/state" --plan 2>&1)
+	[ $? -eq 0 ] && [ -z "$out" ] && ok "--plan beside a daemon holding the lock" || not_ok "--plan, locked" "$out"
+	out=$(flock "$work/state/backend.lock" "$daemon" --config "$data/unreachable.conf" --config-dir "$work/none" \
+		--cgroup-root "$work/root" --state-directory "$work/state" --check-config 2>&1)
+	[ $? -eq 1 ] && [[ $out == *"unreachable.conf:10: "* ]] && ok "--check-config beside a daemon holding the lock" ||
+		not_ok "--check-config, locked" "$out"
+	out=$(flock "$work/state/backend.lock" "$daemon" --config "$data/unreachable.conf" --config-dir "$work/none" \
+		--cgroup-root "$work/root" --state-directory "$work/state" --apply-once 2>&1)
+	[ $? -eq 1 ] && [[ $out == *"is in use by another backend"* ]] &&
+		[ "$(cd "$work" && find root state -printf '%p %s %T@\n' | sort)" = "$before" ] &&
+		ok "--apply-once beside a running daemon: refused, nothing changed" || not_ok "--apply-once, locked" "$out"
+else
+	echo "# flock(1) is not installed; skipped the lock checks"
+fi
 
 # drift: the hierarchy changed behind the daemon's back since its last apply
 cat >"$work/drift.conf" <<CONF

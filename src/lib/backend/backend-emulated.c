@@ -452,6 +452,11 @@ static int emu_reload_with(Backend *b, State *saved, char **reterr_msg) {
         hierarchy_free(emu(b)->kernel);
         emu(b)->kernel = kernel;
         emu(b)->resync = false;
+        if (b->read_only) {
+                /* what reconcile() would repair stays in the drift list */
+                backend_set_drift(b, &drift);
+                return 0;
+        }
 
         r = reconcile(b, &drift, reterr_msg);
         if (r < 0)
@@ -494,7 +499,7 @@ static int emu_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         r = cgfs_check_cgroup2(b->root_fd, &writable);
         if (r < 0)
                 return backend_msg(reterr_msg, r, "'%s' is not a cgroup2 mount", b->root);
-        if (!writable)
+        if (!writable && !b->read_only)
                 return backend_msg(reterr_msg, -EACCES, "'%s' is not writable for us", b->root);
         b->data = calloc(1, sizeof(Emulated));
         if (!b->data)

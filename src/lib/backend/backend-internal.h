@@ -45,6 +45,7 @@ struct Backend {
         int root_fd;            /* O_PATH | O_DIRECTORY */
         int state_fd;           /* O_PATH | O_DIRECTORY, -1 without a state directory */
         int lock_fd;            /* flock()ed while open */
+        bool read_only;         /* BackendOptions.read_only */
 
         Hierarchy *model;       /* bypass rules; in step with every successful operation */
 

@@ -537,6 +537,9 @@ static int sim_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         state_done(&st);
         if (r < 0)
                 return r;
+        /* the model is what the directory shows: syncing only repairs the files */
+        if (b->read_only)
+                return 0;
 
         r = sync_all(b, fresh, &drift, reterr_msg);
         if (r < 0) {

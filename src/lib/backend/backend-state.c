@@ -103,6 +103,8 @@ int state_load(int state_fd, const char *state_dir, const char *name, State *ret
         bool have_format = false;
         int fd, r = 0;
 
+        if (state_fd < 0)
+                return -ENOENT; /* a read-only backend without a state directory yet */
         fd = openat(state_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return -errno;

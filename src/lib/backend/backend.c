@@ -181,6 +181,15 @@ static int open_state_dir(Backend *b, const char *state_dir, char **reterr_msg) 
         b->state_dir = strdup(state_dir);
         if (!b->state_dir)
                 return -ENOMEM;
+        if (b->read_only) {
+                /* a running daemon holds the lock; its state files change by rename(), so
+                 * every one read is whole. No directory: no state, as on a first start. */
+                b->state_fd = open(state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (b->state_fd < 0 && errno != ENOENT)
+                        return backend_msg(reterr_msg, -errno, "Failed to open the state directory '%s': %m",
+                                           state_dir);
+                return 0;
+        }
         r = mkdir_parents(state_dir, 0755);
         if (r < 0)
                 return backend_msg(reterr_msg, r, "Failed to create the state directory '%s': %s",
@@ -248,6 +257,7 @@ int backend_open_with(BackendType type, const char *cgroup_root, const char *sta
         b->type = type;
         b->vtable = vtables[type];
         b->root_fd = b->state_fd = b->lock_fd = -1;
+        b->read_only = opts->read_only;
         b->root = strdup(cgroup_root);
         if (!b->root)
                 return -ENOMEM;
@@ -257,16 +267,20 @@ int backend_open_with(BackendType type, const char *cgroup_root, const char *sta
                 if (r < 0)
                         return r;
         }
-        if (type == BACKEND_SIM) {
+        if (type == BACKEND_SIM && !b->read_only) {
                 r = mkdir_parents(cgroup_root, 0755);
                 if (r < 0)
                         return backend_msg(reterr_msg, r, "Failed to create '%s': %s", cgroup_root, strerror(-r));
         }
         r = cgfs_open_root(cgroup_root, &b->root_fd);
-        if (r < 0)
+        if (r == -ENOENT && type == BACKEND_SIM && b->read_only)
+                /* a sim not made yet: it would start fresh, in a directory of that name */
+                b->root_real = strdup(cgroup_root);
+        else if (r < 0)
                 return backend_msg(reterr_msg, r, "Failed to open the cgroup root '%s': %s",
                                    cgroup_root, strerror(-r));
-        b->root_real = realpath(cgroup_root, NULL);
+        else
+                b->root_real = realpath(cgroup_root, NULL);
         if (!b->root_real)
                 return backend_msg(reterr_msg, -errno, "Failed to resolve '%s': %m", cgroup_root);
 
@@ -335,6 +349,8 @@ const BackendDrift *backend_get_drift(const Backend *b, size_t *ret_n) {
 }
 
 int backend_refresh(Backend *b, char **reterr_msg) {
+        if (b->read_only)
+                return backend_msg(reterr_msg, -EROFS, "The backend was opened read-only");
         return b->vtable->refresh(b, reterr_msg);
 }
 
@@ -367,6 +383,8 @@ int backend_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
                         *reterr_reason = REASON_EXISTS;
                 return -EEXIST;
         }
+        if (b->read_only)
+                return -EROFS;
         return b->vtable->mkdir(b, path, reterr_reason);
 }
 
@@ -379,6 +397,8 @@ int backend_rmdir(Backend *b, const char *path, Reason *reterr_reason) {
                         *reterr_reason = REASON_ROOT;
                 return -EINVAL;
         }
+        if (b->read_only)
+                return -EROFS;
         return b->vtable->rmdir(b, path, reterr_reason);
 }
 
@@ -386,6 +406,8 @@ int backend_write(Backend *b, const char *path, const char *file, const char *va
         int r = normalize_path(path, &path);
         if (r < 0 || !cgfs_name_is_valid(file) || !value)
                 return bad_path(-EINVAL, reterr_reason);
+        if (b->read_only)
+                return -EROFS;
         return b->vtable->write(b, path, file, value, reterr_reason);
 }
 
@@ -403,9 +425,13 @@ int backend_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *cons
         for (char *const *f = files; f && *f; f++)
                 if (!cgfs_name_is_valid(*f))
                         return -EINVAL;
+        if (b->read_only)
+                return -EROFS;
         return b->vtable->chown(b, path, uid, gid, files);
 }
 
 int backend_save(Backend *b) {
+        if (b->read_only)
+                return -EROFS;
         return b->vtable->save(b);
 }
