@@ -243,11 +243,22 @@ int config_override_daemon(Config *c, const char *key, const char *value, const 
  * Normalized means: starts with '/', has no empty ("//"), "." or ".."
  * component and no trailing '/' (except "/" itself), no control character
  * (newline included), at most CONFIG_PATH_MAX bytes and components of at most
- * CONFIG_NAME_MAX bytes. Used for cgroup paths and for the daemon's directories.
+ * CONFIG_NAME_MAX bytes. Used for the daemon's directories, and below for cgroup paths.
  *
  * Return: 0, or -EINVAL.
  */
 int config_path_verify(const char *path, const char **reterr_why);
+
+/**
+ * config_cgroup_path_verify() - config_path_verify() for a cgroup path
+ *
+ * Also refuses spaces and tabs: the kernel allows them in cgroup names, but
+ * the daemon's state files and its answers on the bus separate paths with
+ * them, so the configuration and the bus refuse such cgroups alike.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int config_cgroup_path_verify(const char *path, const char **reterr_why);
 
 /**
  * config_parse_boolean() - parse a configuration boolean

@@ -80,18 +80,13 @@ int request_path_verify(const char *path, sd_bus_error *error) {
                                         "An empty string is not a cgroup path; the root cgroup is \"/\"");
         if (!utf8_is_valid(path))
                 return sd_bus_error_set(error, BUS_ERROR_INVALID_PATH, "The cgroup path is not valid UTF-8");
-        if (config_path_verify(path, &why) < 0)
+        if (config_cgroup_path_verify(path, &why) < 0)
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
                                          "'%s' %s: give a normalized absolute cgroup path, as in /proc/PID/cgroup",
                                          request_quote(path, q), why);
-        for (const char *p = path; *p; p++) {
-                if (*p == ' ' || *p == '\t')
-                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
-                                                 "'%s' contains white space; cgbypassd does not manage such cgroups",
-                                                 request_quote(path, q));
+        for (const char *p = path; *p; p++)
                 if (*p == '/' && p[1])
                         depth++;
-        }
         if (depth > MANAGER_PATH_DEPTH_MAX)
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
                                          "'%s' is deeper than %u levels", request_quote(path, q), MANAGER_PATH_DEPTH_MAX);
@@ -397,7 +392,7 @@ static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth
 
                         if (*budget == 0)
                                 break;
-                        if (config_path_verify(sub, NULL) < 0 || strpbrk(sub, " \t")) {
+                        if (config_cgroup_path_verify(sub, NULL) < 0) {
                                 log_debug("Not adopting '%s': not a name cgbypassd manages.", sub);
                                 continue;
                         }

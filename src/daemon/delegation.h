@@ -34,8 +34,8 @@ const char *request_quote(const char *s, char buf[static REQUEST_QUOTE_SIZE]);
 /**
  * request_path_verify() - check a cgroup path from a caller
  *
- * Normalized and absolute (config_path_verify()), valid UTF-8, no white
- * space, at most MANAGER_PATH_DEPTH_MAX components. Return: 0, or -EINVAL
+ * Normalized and absolute, without white space (config_cgroup_path_verify()),
+ * valid UTF-8, at most MANAGER_PATH_DEPTH_MAX components. Return: 0, or -EINVAL
  * with @error set to InvalidPath.
  */
 int request_path_verify(const char *path, sd_bus_error *error);

@@ -421,7 +421,9 @@ START_TEST(test_paths) {
                       "@/bad/paths.conf:12: path: '/a/..' contains a '..' component",
                       "@/bad/paths.conf:14: path: '/.' contains a '.' component",
                       "@/bad/paths.conf:16: path: '/a\\tb' contains a control character",
-                      "@/bad/paths.conf:18: path: empty value; give an absolute path");
+                      "@/bad/paths.conf:18: path: empty value; give an absolute path",
+                      "@/bad/paths.conf:22: path: '/a b' contains white space; cgbypassd does not manage "
+                      "such cgroups");
 }
 END_TEST
 
@@ -717,6 +719,9 @@ START_TEST(test_override_daemon) {
                                                 &e), -EINVAL);
         ck_assert_int_eq(config_override_daemon(c, "state-directory", "/a\nb", "--state-directory",
                                                 &e), -EINVAL);
+        /* the daemon's own directories may have spaces; cgroup paths may not */
+        ck_assert_int_eq(config_override_daemon(c, "state-directory", "/var/lib/my state", "--state-directory",
+                                                &e), 0);
 
         ck_assert_uint_eq(config_errors_count(&e), 6);
         ck_assert_str_eq(config_errors_get(&e, 0),

@@ -42,8 +42,9 @@ void config_errors_sort_from(ConfigErrors *errs, size_t from);
  * naming @key, and stores the result only when there was none.
  * Return: 0, -EINVAL (problems recorded), -ENOMEM.
  */
+/* @cgroup: a cgroup path (config_cgroup_path_verify()), else a directory of the daemon's */
 int config_parse_path(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
-                      const char *key, const char *value, char **ret);
+                      const char *key, const char *value, bool cgroup, char **ret);
 int config_parse_backend(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
                          const char *key, const char *value, BackendType *ret);
 int config_parse_bool(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,

@@ -628,7 +628,7 @@ static DelegateSpec *parser_delegate(Parser *p) {
 static void parser_set_daemon_string(Parser *p, const ConfigLocation *loc, const char *key,
                                      const char *value, char **field, ConfigLocation *field_loc) {
         char *v = NULL;
-        int r = config_parse_path(p->config, p->errs, loc, key, value, &v);
+        int r = config_parse_path(p->config, p->errs, loc, key, value, false, &v);
 
         if (r < 0) {
                 parser_oom(p, r);
@@ -675,7 +675,7 @@ static void parser_set(Parser *p, ConfigKey key, const char *value) {
                 switch (key) {
                 case KEY_PATH:
                         cg->path_loc = loc;
-                        r = config_parse_path(p->config, p->errs, &loc, name, value, &cg->path);
+                        r = config_parse_path(p->config, p->errs, &loc, name, value, true, &cg->path);
                         break;
                 case KEY_CREATE:
                         cg->create_loc = loc;
@@ -703,7 +703,7 @@ static void parser_set(Parser *p, ConfigKey key, const char *value) {
                 case KEY_PATH: {
                         _cleanup_free_ char *path = NULL;
                         dg->path_loc = loc;
-                        r = config_parse_path(p->config, p->errs, &loc, name, value, &path);
+                        r = config_parse_path(p->config, p->errs, &loc, name, value, true, &path);
                         if (r >= 0 && streq(path, "/"))
                                 r = config_error(p->config, p->errs, &loc,
                                                  "path: the root cgroup cannot be delegated; "
@@ -960,7 +960,7 @@ int config_override_daemon(Config *c, const char *key, const char *value, const 
                 bool root = streq(key, "cgroup-root");
                 char *v = NULL;
 
-                r = config_parse_path(c, errs, &loc, NULL, value, &v);
+                r = config_parse_path(c, errs, &loc, NULL, value, false, &v);
                 if (r < 0)
                         return r;
                 free(root ? d->cgroup_root : d->state_directory);

@@ -97,7 +97,7 @@ oom:
 /*
  * The state file: a header line, then one line per cgroup,
  *   cgroup PATH create=yes|no sc=+cpu,#io,-memory ctl=+io,#cpu
- * Paths never contain spaces or control characters (config_path_verify()).
+ * Paths never contain spaces or control characters (config_cgroup_path_verify()).
  */
 #define STATE_HEADER "# cgbypassd applied state v1; written by cgbypassd, do not edit"
 
