@@ -693,7 +693,12 @@ int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error) {
         size_t writes = 0;
         int r;
 
-        (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration...");
+        /* MONOTONIC_USEC: systemd >= 253 (Type=notify-reload) takes RELOADING=1 as the answer to
+         * its SIGHUP only with a timestamp later than the signal */
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        (void) sd_notifyf(false, "RELOADING=1\nSTATUS=Reloading the configuration...\nMONOTONIC_USEC=%llu",
+                          (unsigned long long) ts.tv_sec * 1000000ULL + (unsigned long long) ts.tv_nsec / 1000ULL);
         log_info("Reloading the configuration.");
 
         r = manager_read_config(m, &c, &d, errs);
