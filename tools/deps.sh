@@ -7,13 +7,14 @@
 #   build  compiler, meson, libsystemd, inih, check, json-c
 #   demo   build + dbus and polkitd (the demo runs the daemon on a private bus)
 #   test   build + what the test suite needs (qemu, linux-source-6.1 and the
-#          kernel build tools, busybox, dbus, polkitd, cgroup-tools)
+#          kernel build tools, busybox, dbus, polkitd, cgroup-tools, systemd's
+#          systemd-analyze, strace, man-db, groff and mandoc for the man pages)
 set -euo pipefail
 
 profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
-	cpio xz-utils dbus polkitd cgroup-tools)
+	cpio xz-utils dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc)
 
 case "$profile" in
 build) pkgs=("${build_pkgs[@]}") ;;
