@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -36,6 +37,21 @@ static double now(void) {
 static void die(const char *what) {
         fprintf(stderr, "bench-apply: %s: %m\n", what);
         exit(EXIT_FAILURE);
+}
+
+/* fmt() that refuses to cut: a cut path would time the wrong files */
+_printf_(3, 4)
+static void fmt(char *buf, size_t size, const char *format, ...) {
+        va_list ap;
+        int n;
+
+        va_start(ap, format);
+        n = vsnprintf(buf, size, format, ap);
+        va_end(ap);
+        if (n < 0 || (size_t) n >= size) {
+                errno = ENAMETOOLONG;
+                die(format);
+        }
 }
 
 /* breadth first, so parents come before children; stops at n nodes */
@@ -72,10 +88,10 @@ static int write_file(const char *path, const char *value) {
 static void remove_tree(const char *scratch, const Node *nodes, size_t n) {
         char p[4096];
         for (size_t i = n; i-- > 0;) {
-                snprintf(p, sizeof(p), "%s/%s", scratch, nodes[i].path);
+                fmt(p, sizeof(p), "%s/%s", scratch, nodes[i].path);
                 (void) rmdir(p);
         }
-        snprintf(p, sizeof(p), "%s/cgroup.subtree_control", scratch);
+        fmt(p, sizeof(p), "%s/cgroup.subtree_control", scratch);
         (void) write_file(p, "-hugetlb -memory -pids -cpu -io");
 }
 
@@ -83,19 +99,19 @@ static double run_bare(const char *scratch, const char *ctrl, const Node *nodes,
         char p[4096], token[64];
         double t0 = now();
 
-        snprintf(token, sizeof(token), "+%s", ctrl);
-        snprintf(p, sizeof(p), "%s/cgroup.subtree_control", scratch);
+        fmt(token, sizeof(token), "+%s", ctrl);
+        fmt(p, sizeof(p), "%s/cgroup.subtree_control", scratch);
         if (write_file(p, token) < 0)
                 die("write scratch subtree_control");
         for (size_t i = 0; i < n; i++) {
-                snprintf(p, sizeof(p), "%s/%s", scratch, nodes[i].path);
+                fmt(p, sizeof(p), "%s/%s", scratch, nodes[i].path);
                 if (mkdir(p, 0755) < 0)
                         die(p);
         }
         for (size_t i = 0; i < n; i++) {
                 if (!nodes[i].inner)
                         continue;
-                snprintf(p, sizeof(p), "%s/%s/cgroup.subtree_control", scratch, nodes[i].path);
+                fmt(p, sizeof(p), "%s/%s/cgroup.subtree_control", scratch, nodes[i].path);
                 if (write_file(p, token) < 0)
                         die(p);
         }
@@ -149,7 +165,7 @@ int main(int argc, char *argv[]) {
                 for (n_sizes = 0; i < argc && n_sizes < ELEMENTSOF(sizes); i++)
                         sizes[n_sizes++] = strtoul(argv[i], NULL, 10);
 
-        snprintf(scratch, sizeof(scratch), "%s/cgb-bench-%d", mount, (int) getpid());
+        fmt(scratch, sizeof(scratch), "%s/cgb-bench-%d", mount, (int) getpid());
         if (mkdir(scratch, 0755) < 0)
                 die(scratch);
         if (!mkdtemp(tmp))
@@ -169,8 +185,8 @@ int main(int argc, char *argv[]) {
                 remove_tree(scratch, nodes, n);
 
                 /* the same tree as cgbypassd configuration */
-                snprintf(conf, sizeof(conf), "%s/cgbypassd-%zu.conf", tmp, n);
-                snprintf(state, sizeof(state), "%s/state-%zu", tmp, n);
+                fmt(conf, sizeof(conf), "%s/cgbypassd-%zu.conf", tmp, n);
+                fmt(state, sizeof(state), "%s/state-%zu", tmp, n);
                 FILE *f = fopen(conf, "we");
                 if (!f)
                         die(conf);
@@ -190,7 +206,7 @@ int main(int argc, char *argv[]) {
                 double cgc = 0;
                 if (have_cgconfig) {
                         const char *rel = scratch + strlen(mount) + 1;
-                        snprintf(cgconf, sizeof(cgconf), "%s/cgconfig-%zu.conf", tmp, n);
+                        fmt(cgconf, sizeof(cgconf), "%s/cgconfig-%zu.conf", tmp, n);
                         f = fopen(cgconf, "we");
                         if (!f)
                                 die(cgconf);
@@ -209,7 +225,7 @@ int main(int argc, char *argv[]) {
         }
         printf("ratio: cgbypassd cold apply / bare loop; cgconf/: cgconfigparser / bare loop\n");
         (void) rmdir(scratch);
-        snprintf(p, sizeof(p), "rm -rf '%s'", tmp);
+        fmt(p, sizeof(p), "rm -rf '%s'", tmp);
         (void) system(p);
         return 0;
 }

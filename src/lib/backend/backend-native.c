@@ -115,7 +115,7 @@ static int native_op(Backend *b, NativeOp op, const char *path, const char *file
 
         if (m == -ENOSYS) {
                 /* a file the model does not keep (knobs, cgroup.procs): the kernel alone decides */
-                if (k >= 0 && (streq(file, "cgroup.procs") || streq(file, "cgroup.threads")))
+                if (k >= 0 && (streq_ptr(file, "cgroup.procs") || streq_ptr(file, "cgroup.threads")))
                         native_reload(b);
                 return k;
         }

@@ -437,7 +437,7 @@ static int kernel_run_op(void *userdata, const TraceOp *op, long proc, TraceOutc
                 break;
         }
         case TRACE_SPAWN: {
-                pid_t pid;
+                pid_t pid = 0;
                 char buf[32];
 
                 r = child_spawn(k, &pid);
