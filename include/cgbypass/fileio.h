@@ -10,5 +10,14 @@
  */
 int file_write_atomic_at(int dir_fd, const char *name, const char *text);
 
+/**
+ * file_replace_at() - file_write_atomic_at() without the two fsync()s
+ *
+ * Readers see the old file or the new one, whole, and so does the next start
+ * after the writer crashed; after a power loss, possibly the old one. For
+ * what stands for state a kernel keeps in memory. Return: 0 or -errno.
+ */
+int file_replace_at(int dir_fd, const char *name, const char *text);
+
 /* The same in the directory @dir, which is made (0755) if missing. */
 int file_write_atomic(const char *dir, const char *name, const char *text);

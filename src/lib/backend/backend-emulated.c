@@ -707,7 +707,7 @@ static int emu_save(Backend *b) {
                 return r;
         st.backend = strdup("emulated");
         st.root = strdup(b->root_real);
-        r = st.backend && st.root ? state_save(b->state_fd, EMU_STATE, &st) : -ENOMEM;
+        r = st.backend && st.root ? state_save(b->state_fd, EMU_STATE, &st, true) : -ENOMEM;
         state_done(&st);
         return r;
 }

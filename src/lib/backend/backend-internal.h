@@ -106,8 +106,11 @@ void state_done(State *s);
  */
 int state_load(int state_fd, const char *state_dir, const char *name, State *ret, char **reterr_msg);
 
-/* Write STATE_DIR/@name atomically: temporary file, fsync, rename, fsync of the directory. */
-int state_save(int state_fd, const char *name, const State *s);
+/*
+ * Write STATE_DIR/@name atomically: temporary file, rename. @durable: with
+ * fsync of the file and of the directory, so that a power loss keeps it too.
+ */
+int state_save(int state_fd, const char *name, const State *s, bool durable);
 
 /*
  * The model as a State: every cgroup (@only_bypass false), or only those

@@ -503,7 +503,9 @@ static int sim_save(Backend *b) {
                 return r;
         st.backend = strdup("sim");
         st.root = strdup(b->root_real);
-        r = st.backend && st.root ? state_save(b->state_fd, SIM_STATE, &st) : -ENOMEM;
+        /* the simulated kernel's memory: whole after a crash of ours, but, like a
+         * kernel's cgroups, not kept through a power loss; no fsync on every change */
+        r = st.backend && st.root ? state_save(b->state_fd, SIM_STATE, &st, false) : -ENOMEM;
         state_done(&st);
         return r;
 }

@@ -222,7 +222,7 @@ static int state_format(const State *s, char **ret) {
         return strbuf_steal(&b, ret);
 }
 
-int state_save(int state_fd, const char *name, const State *s) {
+int state_save(int state_fd, const char *name, const State *s, bool durable) {
         _cleanup_free_ char *text = NULL;
         int r;
 
@@ -230,7 +230,7 @@ int state_save(int state_fd, const char *name, const State *s) {
         if (r < 0)
                 return r;
         /* we hold the state directory's lock: nobody else writes the temporary name */
-        return file_write_atomic_at(state_fd, name, text);
+        return durable ? file_write_atomic_at(state_fd, name, text) : file_replace_at(state_fd, name, text);
 }
 
 static int limit_of(const Hierarchy *h, const Cgroup *c, const char *file, int *ret) {

@@ -6,7 +6,7 @@
 #include "cgbypass/fileio.h"
 #include "cgbypass/macro.h"
 
-int file_write_atomic_at(int dir_fd, const char *name, const char *text) {
+static int write_atomic(int dir_fd, const char *name, const char *text, bool durable) {
         _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int fd = -1, dfd = -1;
         size_t len = strlen(text), off = 0;
@@ -28,10 +28,12 @@ int file_write_atomic_at(int dir_fd, const char *name, const char *text) {
                 }
                 off += (size_t) n;
         }
-        if (fsync(fd) < 0 || close(TAKE_FD(fd)) < 0 || renameat(dir_fd, tmp, dir_fd, name) < 0) {
+        if ((durable && fsync(fd) < 0) || close(TAKE_FD(fd)) < 0 || renameat(dir_fd, tmp, dir_fd, name) < 0) {
                 r = -errno;
                 goto fail;
         }
+        if (!durable)
+                return 0;
         /* the rename itself must survive a crash */
         dfd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0 || fsync(dfd) < 0)
@@ -40,6 +42,14 @@ int file_write_atomic_at(int dir_fd, const char *name, const char *text) {
 fail:
         (void) unlinkat(dir_fd, tmp, 0);
         return r;
+}
+
+int file_write_atomic_at(int dir_fd, const char *name, const char *text) {
+        return write_atomic(dir_fd, name, text, true);
+}
+
+int file_replace_at(int dir_fd, const char *name, const char *text) {
+        return write_atomic(dir_fd, name, text, false);
 }
 
 int file_write_atomic(const char *dir, const char *name, const char *text) {
