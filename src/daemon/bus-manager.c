@@ -22,12 +22,17 @@ typedef struct Caller {
 } Caller;
 
 /* The caller's identity as the bus vouches for it, never as /proc tells it. */
-static int caller_identify(sd_bus_message *msg, Caller *ret, sd_bus_error *error) {
+static int caller_identify(Manager *m, sd_bus_message *msg, Caller *ret, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         uid_t uid;
         pid_t pid = 0;
         int r;
 
+        /* the second pass, after polkit's answer: the bus said it already */
+        if (polkit_query_caller(m, msg, &uid, &pid)) {
+                *ret = (Caller) { .uid = uid, .pid = pid, .known = true };
+                return 0;
+        }
         *ret = (Caller) { .uid = (uid_t) -1 };
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds);
         if (r < 0)
@@ -89,7 +94,7 @@ static int authorize(Manager *m, sd_bus_message *msg, const Caller *caller, cons
 
         if (!action)
                 return 1;
-        r = polkit_check(m, msg, action, details, caller->uid, &verdict, &why);
+        r = polkit_check(m, msg, action, details, caller->uid, caller->pid, &verdict, &why);
         if (r == -EBUSY)
                 return sd_bus_error_set(error, BUS_ERROR_BUSY,
                                         "Too many requests are waiting for polkit's answer; try again later");
@@ -131,7 +136,7 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
         r = sd_bus_message_read(msg, "ss", &cgroup, &arg);
         if (r < 0)
                 return r;
-        r = caller_identify(msg, &caller, error);
+        r = caller_identify(m, msg, &caller, error);
         if (r < 0)
                 return refuse(&caller, method, cgroup, arg, r, error);
         r = request_parse(m, kind, cgroup, arg, &req, error);
@@ -185,7 +190,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         Caller caller;
         int r;
 
-        r = caller_identify(msg, &caller, error);
+        r = caller_identify(m, msg, &caller, error);
         if (r < 0)
                 return refuse(&caller, "Reload", NULL, NULL, r, error);
         char *details[] = { (char *) "operation", (char *) "reload", NULL };
@@ -230,7 +235,7 @@ static int lookup_cgroup(Manager *m, const char *path, Cgroup **ret, sd_bus_erro
         if (r < 0)
                 return r;
         /* a child its owner just made is known only after this */
-        (void) manager_refresh(m);
+        (void) manager_refresh(m, path);
         r = hierarchy_lookup(backend_get_model(m->backend), path, ret);
         if (r < 0)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", path);
@@ -391,7 +396,7 @@ static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus
                 return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER, "There is no controller named '%s'",
                                          request_quote(name, q));
         }
-        (void) manager_refresh(m);
+        (void) manager_refresh(m, NULL);
         r = hierarchy_effective_tree(backend_get_model(m->backend), x, &tree);
         if (r == -EINVAL)
                 return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
@@ -554,6 +559,9 @@ int manager_run_service(Manager *m) {
                 return log_error_errno(r, "Another process owns %s already; is cgbypassd running?", CGBYPASS_BUS_NAME);
         if (r < 0)
                 return log_error_errno(r, "Failed to take the name %s: %m", CGBYPASS_BUS_NAME);
+        r = polkit_watch_callers(m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch for callers that disconnect: %m");
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach the bus to the event loop: %m");

@@ -102,6 +102,9 @@ int delegation_chown_all(Manager *m, const Config *old);
  * backends learn this from the kernel in backend_refresh(); a sim's model
  * is its kernel, and without this its refresh would undo the owners' work.
  *
+ * @scope: only the delegations that hold this cgroup or lie below it
+ *         (what a request on it may depend on); NULL: all
+ *
  * Return: the number of cgroups adopted or forgotten, or -errno.
  */
-int delegation_adopt(Manager *m);
+int delegation_adopt(Manager *m, const char *scope);

@@ -13,6 +13,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         polkit_queries_free_all(m);
+        sd_bus_slot_unref(m->callers_gone);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         backend_free(m->backend);
@@ -132,6 +133,7 @@ void snapshot_done(Snapshot *s) {
         for (size_t i = 0; i < s->n; i++)
                 free(s->v[i].path);
         free(s->v);
+        free(s->scope);
         *s = (Snapshot) {};
 }
 
@@ -139,29 +141,53 @@ static int snapshot_entry_cmp(const void *a, const void *b) {
         return strcmp(((const SnapshotEntry *) a)->path, ((const SnapshotEntry *) b)->path);
 }
 
-int snapshot_take(const Hierarchy *h, Snapshot *ret) {
-        Cgroup *root = hierarchy_root(h);
-        Snapshot s = {};
+static int snapshot_add(Snapshot *s, size_t *cap, const Hierarchy *h, Cgroup *c) {
+        SnapshotEntry *e;
         int r;
 
-        s.v = calloc(hierarchy_count(h) + 1, sizeof(SnapshotEntry));
-        if (!s.v)
-                return -ENOMEM;
-        for (Cgroup *c = root; c; c = cgroup_next_descendant_pre(c, root)) {
-                SnapshotEntry *e = &s.v[s.n];
+        if (s->n == *cap) {
+                size_t n = *cap ? *cap * 2 : 16;
+                SnapshotEntry *v = reallocarray(s->v, n, sizeof(SnapshotEntry));
+                if (!v)
+                        return -ENOMEM;
+                s->v = v;
+                *cap = n;
+        }
+        e = &s->v[s->n];
+        r = cgroup_path(c, &e->path);
+        if (r < 0)
+                return r;
+        s->n++;
+        e->controllers = cgroup_get_controllers(h, c);
+        e->bypassed = cgroup_get_bypassed(h, c);
+        e->subtree_control = cgroup_get_subtree_control(c);
+        e->subtree_bypass = cgroup_get_subtree_bypass(c);
+        e->css = cgroup_get_css_mask(h, c);
+        e->type = cgroup_get_type(h, c);
+        return 0;
+}
 
-                r = cgroup_path(c, &e->path);
-                if (r < 0) {
-                        snapshot_done(&s);
-                        return r;
-                }
-                s.n++;
-                e->controllers = cgroup_get_controllers(h, c);
-                e->bypassed = cgroup_get_bypassed(h, c);
-                e->subtree_control = cgroup_get_subtree_control(c);
-                e->subtree_bypass = cgroup_get_subtree_bypass(c);
-                e->css = cgroup_get_css_mask(h, c);
-                e->type = cgroup_get_type(h, c);
+int snapshot_take(const Hierarchy *h, const char *scope, Snapshot *ret) {
+        Cgroup *top = hierarchy_root(h);
+        Snapshot s = {};
+        size_t cap = 0;
+        int r = 0;
+
+        if (scope) {
+                s.scope = strdup(scope);
+                if (!s.scope)
+                        return -ENOMEM;
+                /* a scope that does not exist (yet, or any more) has nothing to compare */
+                if (hierarchy_lookup(h, scope, &top) < 0)
+                        top = NULL;
+                else if (cgroup_parent(top))
+                        r = snapshot_add(&s, &cap, h, cgroup_parent(top));
+        }
+        for (Cgroup *c = top; c && r >= 0; c = cgroup_next_descendant_pre(c, top))
+                r = snapshot_add(&s, &cap, h, c);
+        if (r < 0) {
+                snapshot_done(&s);
+                return r;
         }
         qsort(s.v, s.n, sizeof(SnapshotEntry), snapshot_entry_cmp);
         *ret = s;
@@ -184,9 +210,9 @@ void manager_emit_changes(Manager *m, const Snapshot *before) {
         Snapshot after = {};
         size_t i = 0, j = 0;
 
-        if (!m->bus || !before->v)
+        if (!m->bus || (!before->v && !before->scope))
                 return;
-        if (snapshot_take(backend_get_model(m->backend), &after) < 0) {
+        if (snapshot_take(backend_get_model(m->backend), before->scope, &after) < 0) {
                 log_oom();
                 return;
         }
@@ -208,10 +234,39 @@ void manager_emit_changes(Manager *m, const Snapshot *before) {
         snapshot_done(&after);
 }
 
-/* A snapshot for manager_emit_changes(); without a bus there is no one to tell. */
-static void snapshot_for_signals(Manager *m, Snapshot *s) {
+/*
+ * What a refresh for @scope may change (delegation_adopt()): the subtree of
+ * the deepest cgroup on the way to @scope that exists now. Malloc'ed; NULL
+ * for @scope NULL, and on OOM (then: everything).
+ */
+static char *scope_top(const Manager *m, const char *scope) {
+        char *top;
+        Cgroup *c;
+
+        if (!scope)
+                return NULL;
+        top = strdup(scope);
+        if (!top)
+                return NULL;
+        while (hierarchy_lookup(backend_get_model(m->backend), top, &c) < 0) {
+                char *slash = strrchr(top, '/');
+                if (!slash)
+                        break;
+                slash[slash == top] = '\0';
+        }
+        return top;
+}
+
+/*
+ * A snapshot for manager_emit_changes(); without a bus there is no one to tell.
+ * @scope: what may change (a sim learns only that, see refresh_quiet()); the
+ * other backends re-read the whole kernel, where anything may have changed.
+ */
+static void snapshot_for_signals(Manager *m, const char *scope, Snapshot *s) {
         *s = (Snapshot) {};
-        if (m->bus && snapshot_take(backend_get_model(m->backend), s) < 0)
+        if (backend_get_type(m->backend) != BACKEND_SIM)
+                scope = NULL;
+        if (m->bus && snapshot_take(backend_get_model(m->backend), scope, s) < 0)
                 log_oom();
 }
 
@@ -252,13 +307,13 @@ static void forget_gone_changes(Manager *m) {
  * delegations (mkdir, rmdir) is news; re-rendering on every request would
  * race with them and undo their rmdir.
  */
-static int refresh_quiet(Manager *m, bool full) {
+static int refresh_quiet(Manager *m, bool full, const char *scope) {
         _cleanup_free_ char *why = NULL;
         const BackendDrift *d;
         size_t n;
         int r;
 
-        r = delegation_adopt(m);
+        r = delegation_adopt(m, scope);
         if (r < 0)
                 log_warning_errno(r, "Failed to look for cgroups made in delegations, ignoring: %m");
         if (!full && backend_get_type(m->backend) == BACKEND_SIM) {
@@ -282,12 +337,13 @@ static int refresh_quiet(Manager *m, bool full) {
         return 0;
 }
 
-int manager_refresh(Manager *m) {
+int manager_refresh(Manager *m, const char *scope) {
         Snapshot before;
         int r;
 
-        snapshot_for_signals(m, &before);
-        r = refresh_quiet(m, false);
+        _cleanup_free_ char *top = scope_top(m, scope);
+        snapshot_for_signals(m, top, &before);
+        r = refresh_quiet(m, false, scope);
         manager_emit_changes(m, &before);
         snapshot_done(&before);
         return r;
@@ -372,14 +428,16 @@ int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs) {
 }
 
 int manager_log_drift(Manager *m) {
-        DesiredSet applied = {};
+        DesiredSet applied = {}, merged = {};
+        ClientChanges saved = {};
         Drift *d;
         size_t n;
         int r;
 
         /*
          * Drift is what changed behind our back since the last apply: compare with
-         * the applied state, not the configuration (a new configuration is no drift).
+         * the applied configuration and the client changes as saved, not with the
+         * configuration now (a new configuration is no drift).
          */
         r = state_file_load(m->config->daemon.state_directory, &applied);
         if (r == -ENOENT)
@@ -387,7 +445,13 @@ int manager_log_drift(Manager *m) {
         if (r < 0)
                 return log_warning_errno(r, "Failed to read the applied state in '%s', ignoring: %m",
                                          m->config->daemon.state_directory);
-        r = policy_drift(backend_get_model(m->backend), applied.items, applied.n, &d, &n);
+        if (client_changes_load(state_dir(m), &saved) < 0)
+                saved = (ClientChanges) {};     /* load_client_changes() said so already */
+        r = client_changes_merge(&applied, &saved, NULL, NULL, &merged, NULL, NULL);
+        if (r >= 0)
+                r = policy_drift(backend_get_model(m->backend), merged.items, merged.n, &d, &n);
+        desired_set_done(&merged);
+        client_changes_done(&saved);
         desired_set_done(&applied);
         if (r < 0)
                 return log_oom();
@@ -415,22 +479,20 @@ static void log_apply_failure(const Plan *p, int r, const ApplyFailure *f) {
                                 f->undo_index, p->ops[f->undo_index].path, strempty(p->ops[f->undo_index].file));
 }
 
-/* Everything that a restart needs: the backend's state, the applied state, the client changes. */
+/*
+ * Everything that a restart needs: the backend's state, the applied
+ * configuration (@desired; NULL when only client changes changed, which
+ * leaves it as it is) and the client changes.
+ */
 static int save_state(Manager *m, const DesiredSet *desired, const ClientChanges *changes) {
-        DesiredSet merged = {};
         int r;
 
         r = backend_save(m->backend);
-        if (r < 0)
-                return r;
-        r = client_changes_merge(desired, changes, NULL, NULL, &merged, NULL, NULL);
-        if (r < 0)
-                return r;
-        r = state_file_save(state_dir(m), &merged);
-        desired_set_done(&merged);
-        if (r < 0)
-                return r;
-        return client_changes_save(state_dir(m), changes);
+        if (r >= 0 && desired)
+                r = state_file_save(state_dir(m), desired);
+        if (r >= 0)
+                r = client_changes_save(state_dir(m), changes);
+        return r;
 }
 
 /* Plan @desired with @changes over it, apply, save. @changes may lose entries (plan_with()). */
@@ -460,7 +522,7 @@ int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes) {
         Snapshot before;
         int r;
 
-        snapshot_for_signals(m, &before);
+        snapshot_for_signals(m, NULL, &before);
         r = apply_with(m, &m->desired, &m->changes, errs, ret_writes);
         if (r >= 0)
                 (void) delegation_chown_all(m, NULL);
@@ -558,23 +620,18 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         Controller which;
         Snapshot before;
         Cgroup *c;
-        int r, vet;
+        int r;
 
-        snapshot_for_signals(m, &before);
+        _cleanup_free_ char *top = scope_top(m, req->cgroup);
+        snapshot_for_signals(m, top, &before);
         /* children the owner made, state the owner wrote: the kernel's word first */
-        (void) refresh_quiet(m, false);
+        (void) refresh_quiet(m, false, req->cgroup);
 
         r = hierarchy_lookup(backend_get_model(m->backend), req->cgroup, &c);
         if (r < 0) {
                 r = sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", req->cgroup);
                 goto finish;
         }
-        vet = vet_write(backend_get_model(m->backend), req, &reason, &which);
-        if (vet == -ENOMEM) {
-                r = vet;
-                goto finish;
-        }
-
         r = client_changes_copy(&m->changes, &next);
         if (r < 0)
                 goto finish;
@@ -584,7 +641,11 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
 
         r = plan_subtree(m, req->cgroup, &next, &p, &pe);
         if (r == -EINVAL) {
-                if (vet < 0)
+                /* a refusal: the kernel's own words for it, from a copy of the model */
+                int vet = vet_write(backend_get_model(m->backend), req, &reason, &which);
+                if (vet == -ENOMEM)
+                        r = vet;
+                else if (vet < 0)
                         r = bus_error_set_model(error, vet, reason, req->cgroup, req->file,
                                                 which >= 0 ? controller_to_string(which) : req->names);
                 else
@@ -611,7 +672,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
                 goto finish;
         }
 
-        r = save_state(m, &m->desired, &next);
+        r = save_state(m, NULL, &next);
         if (r < 0) {
                 _cleanup_(plan_freep) Plan *back = NULL;
                 PolicyErrors ignored = {};
@@ -714,8 +775,8 @@ int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error) {
         if (r < 0)
                 goto finish;
 
-        snapshot_for_signals(m, &before);
-        (void) refresh_quiet(m, true);
+        snapshot_for_signals(m, NULL, &before);
+        (void) refresh_quiet(m, true, NULL);
         r = client_changes_copy(&m->changes, &next);
         if (r < 0)
                 goto finish;

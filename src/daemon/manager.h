@@ -46,6 +46,7 @@ typedef struct Manager {
         /* the service */
         sd_event *event;
         sd_bus *bus;
+        sd_bus_slot *callers_gone;      /* NameOwnerChanged: callers that disconnect */
         PolkitQuery *queries;           /* polkit checks, pending or answered and not yet used */
         unsigned n_queries;
         uint64_t query_serial;
@@ -107,6 +108,8 @@ int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes);
 
 /**
  * manager_refresh() - learn what changed behind the daemon's back
+ * @scope: sim: only the delegations that hold this cgroup or lie below it
+ *         (NULL: all); the other backends read the whole kernel
  *
  * native, emulated: backend_refresh(), which reads the kernel. sim: the
  * directories owners made in their delegations become cgroups, the ones
@@ -115,7 +118,7 @@ int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes);
  * out for every cgroup whose state changed. A failure is logged and the
  * old model stays. Return: 0 or -errno.
  */
-int manager_refresh(Manager *m);
+int manager_refresh(Manager *m, const char *scope);
 
 /* What a request asks for, validated (delegation.c: request_parse()). */
 typedef enum ChangeKind {
@@ -176,10 +179,12 @@ typedef struct SnapshotEntry {
 typedef struct Snapshot {
         SnapshotEntry *v;       /* sorted by path */
         size_t n;
+        char *scope;            /* NULL: every cgroup */
 } Snapshot;
 
 void snapshot_done(Snapshot *s);
-int snapshot_take(const Hierarchy *h, Snapshot *ret);
+/* @scope: only that cgroup's subtree and its parent (NULL: every cgroup) */
+int snapshot_take(const Hierarchy *h, const char *scope, Snapshot *ret);
 
 /* Emit CgroupChanged for every cgroup that differs between @before and now (no bus: nothing). */
 void manager_emit_changes(Manager *m, const Snapshot *before);

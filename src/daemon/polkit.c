@@ -24,10 +24,10 @@ struct PolkitQuery {
         sd_bus_message *call;   /* the method call waiting for the verdict */
         char *action;
         char *details;          /* "key=value\n..." to recognize the same question on the second pass */
-        uid_t uid;
+        uid_t uid;              /* the caller, as the bus vouched for it on the first pass */
+        pid_t pid;
         char cancel_id[64];
         sd_bus_slot *slot;      /* CheckAuthorization, while pending */
-        sd_bus_track *track;    /* the caller, while pending */
         bool answered;
         bool caller_gone;       /* disconnected after the answer, before the call ran again */
         PolkitResult result;
@@ -48,7 +48,6 @@ static PolkitQuery *polkit_query_free(PolkitQuery *q) {
                 q->next->prev = q->prev;
         m->n_queries--;
         sd_bus_slot_unref(q->slot);     /* cancels a pending callback */
-        sd_bus_track_unref(q->track);
         sd_bus_message_unref(q->call);
         free(q->action);
         free(q->details);
@@ -78,23 +77,57 @@ static unsigned polkit_queries_of(Manager *m, uid_t uid) {
         return n;
 }
 
-static int on_caller_gone(sd_bus_track *t, void *userdata) {
-        PolkitQuery *q = userdata;
-        sd_bus *bus = sd_bus_track_get_bus(t);
-
+static void caller_gone(Manager *m, PolkitQuery *q) {
         if (q->answered) {
                 /* the call is queued to run again: it must find out, and not run */
                 q->caller_gone = true;
-                q->track = sd_bus_track_unref(q->track);
-                return 0;
+                return;
         }
         log_notice("Caller uid=%u (%s) disconnected while polkit was asked about %s; request dropped.",
                    (unsigned) q->uid, strempty(sd_bus_message_get_sender(q->call)), q->action);
         /* polkit may be showing an authentication dialog for it */
-        (void) sd_bus_call_method_async(bus, NULL, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
+        (void) sd_bus_call_method_async(m->bus, NULL, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
                                         "CancelCheckAuthorization", NULL, NULL, "s", q->cancel_id);
         polkit_query_free(q);
+}
+
+/*
+ * One match for every caller instead of an sd_bus_track per check: a track
+ * costs an AddMatch, a blocking GetNameOwner and a RemoveMatch per request.
+ * The bus sends a caller's NameOwnerChanged after the calls it sent before it
+ * left, so a check made for a call is always there when the signal comes.
+ */
+static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const char *name, *old_owner, *new_owner;
+        PolkitQuery *next;
+
+        if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 || name[0] != ':' ||
+            !isempty(new_owner))
+                return 0;
+        for (PolkitQuery *q = m->queries; q; q = next) {
+                next = q->next;
+                if (streq_ptr(sd_bus_message_get_sender(q->call), name))
+                        caller_gone(m, q);
+        }
         return 0;
+}
+
+int polkit_watch_callers(Manager *m) {
+        return sd_bus_add_match(m->bus, &m->callers_gone,
+                                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                                "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''",
+                                on_name_owner_changed, m);
+}
+
+bool polkit_query_caller(Manager *m, sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid) {
+        for (PolkitQuery *q = m->queries; q; q = q->next)
+                if (q->call == call) {
+                        *ret_uid = q->uid;
+                        *ret_pid = q->pid;
+                        return true;
+                }
+        return false;
 }
 
 static int parse_verdict(sd_bus_message *reply, PolkitResult *ret) {
@@ -186,7 +219,7 @@ static int polkit_send(Manager *m, PolkitQuery *q, char *const *details) {
 }
 
 int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
-                 PolkitResult *ret, char **reterr_message) {
+                 pid_t pid, PolkitResult *ret, char **reterr_message) {
         _cleanup_free_ char *key = NULL;
         PolkitQuery *q;
         int r;
@@ -204,10 +237,6 @@ int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *con
                 if (streq(q->action, action) && streq(q->details, key)) {
                         PolkitResult result = q->caller_gone ? POLKIT_CALLER_GONE : q->result;
 
-                        /* gone between polkit's answer and now, before the track heard of it? */
-                        if (result == POLKIT_AUTHORIZED &&
-                            sd_bus_get_name_creds(m->bus, sd_bus_message_get_sender(call), 0, NULL) < 0)
-                                result = POLKIT_CALLER_GONE;
                         if (result == POLKIT_FAILED && reterr_message)
                                 *reterr_message = TAKE_PTR(q->error);
                         polkit_query_free(q);
@@ -232,6 +261,7 @@ int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *con
         m->n_queries++;
         q->call = sd_bus_message_ref(call);
         q->uid = uid;
+        q->pid = pid;
         q->details = TAKE_PTR(key);
         q->action = strdup(action);
         if (!q->action) {
@@ -241,17 +271,6 @@ int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *con
         (void) snprintf(q->cancel_id, sizeof(q->cancel_id), "cgbypassd-%d-%" PRIu64, (int) getpid(),
                         ++m->query_serial);
 
-        /* first the caller, so that a caller already gone costs polkit nothing */
-        r = sd_bus_track_new(m->bus, &q->track, on_caller_gone, q);
-        if (r >= 0)
-                r = sd_bus_track_add_sender(q->track, call);
-        if (r < 0) {
-                polkit_query_free(q);
-                if (r == -ENOMEM)
-                        return r;
-                *ret = POLKIT_CALLER_GONE;
-                return 0;
-        }
         r = polkit_send(m, q, details);
         if (r < 0) {
                 polkit_query_free(q);

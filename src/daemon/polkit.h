@@ -31,6 +31,7 @@ typedef enum PolkitResult {
  * polkit_check() - may the sender of @call do @action?
  * @details: NULL-terminated key, value, key, value, ... for CheckAuthorization
  * @uid: the caller's uid, to limit pending checks per caller
+ * @pid: the caller's pid (0: unknown), kept with @uid for polkit_query_caller()
  * @ret: the verdict
  * @reterr_message: for POLKIT_FAILED, what went wrong (malloc'ed, may be NULL)
  *
@@ -40,7 +41,22 @@ typedef enum PolkitResult {
  * could not be sent.
  */
 int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
-                 PolkitResult *ret, char **reterr_message);
+                 pid_t pid, PolkitResult *ret, char **reterr_message);
+
+/**
+ * polkit_query_caller() - the caller of @call as its check recorded it
+ *
+ * On the second pass the bus need not be asked again who sent @call.
+ * Return: true and the uid and pid (0: unknown) when a check for @call exists.
+ */
+bool polkit_query_caller(Manager *m, sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid);
+
+/**
+ * polkit_watch_callers() - learn when callers with pending checks disconnect
+ *
+ * Call once, before serving. Return: 0 or -errno.
+ */
+int polkit_watch_callers(Manager *m);
 
 /* Forget every check (shutdown): their calls get no reply from us. */
 void polkit_queries_free_all(Manager *m);

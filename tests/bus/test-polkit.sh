@@ -149,6 +149,14 @@ as "$alice" EnableController /srv/alice/job cpu
 	[ "$(owner_of "$root/srv/alice/job/cgroup.subtree_control")" = "$alice" ] &&
 	ok "the owner re-enables cpu in a child it made; the child is the owner's, as in cgroupfs" ||
 	not_ok "owner child" "$out $(ls -la "$root/srv/alice/job" 2>&1 | head -5)"
+# several levels at once: every one on the way is learnt, and each is announced
+bus_env_as "$alice" mkdir -p "$root/srv/alice/deep/a/b"
+as "$alice" GetCgroup /srv/alice/deep/a/b
+[ $st -eq 0 ] && "$client" call GetCgroup /srv/alice/deep/a >/dev/null &&
+	bus_env_wait_for 5 grep -qx /srv/alice/deep/a/b "$D/signals" && grep -qx /srv/alice/deep "$D/signals" &&
+	grep -qx /srv/alice/deep/a "$D/signals" &&
+	ok "a path the owner made at once: every level learnt, CgroupChanged for each" ||
+	not_ok "mkdir -p" "$out $(grep deep "$D/signals")"
 
 # the same through cgbypassctl, as owners will use it
 if [ -n "$ctl" ]; then
@@ -292,6 +300,9 @@ start || not_ok "restart"
 [ "$(key /srv/alice controllers)" = "cpu #io memory" ] && [ "$(key /srv/alice subtree_control)" = "#cpu #io" ] &&
 	[ "$(key /srv/alice/job controllers)" = "#cpu #io" ] && [ "$(key /srv/alice/slow controllers)" = "cpu #io" ] &&
 	ok "a restart keeps the owners' changes" || not_ok "restart state" "$("$client" call GetCgroup /srv/alice)"
+# the applied configuration and the client changes together are what was applied
+grep -q "Drift" "$BUS_ENV_DAEMON_LOG" && not_ok "a restart over client changes reports drift" "$(grep Drift "$BUS_ENV_DAEMON_LOG")" ||
+	ok "... and reports no drift for them"
 
 # a reload that takes io from alice and the delegation from bob
 sed -i -e 's/^controllers = cpu io$/controllers = cpu/' "$D/c.conf"
