@@ -575,6 +575,7 @@ int manager_run_service(Manager *m) {
 
         r = sd_event_loop(m->event);
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Exiting.");
+        manager_flush(m);
         if (r < 0)
                 return log_error_errno(r, "The event loop failed: %m");
         if (r > 0)

@@ -12,6 +12,7 @@
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_flush(m);
         polkit_queries_free_all(m);
         sd_bus_slot_unref(m->callers_gone);
         sd_bus_flush_close_unref(m->bus);
@@ -479,6 +480,51 @@ static void log_apply_failure(const Plan *p, int r, const ApplyFailure *f) {
                                 f->undo_index, p->ops[f->undo_index].path, strempty(p->ops[f->undo_index].file));
 }
 
+static void save_backend_now(Manager *m) {
+        int r = backend_save(m->backend);
+        if (r < 0)
+                log_warning_errno(r, "Failed to save the simulated hierarchy in '%s'; a restart may lose its "
+                                  "last changes (client changes are kept): %m", state_dir(m));
+}
+
+static int on_idle_save(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        m->sim_save = sd_event_source_disable_unref(m->sim_save);
+        save_backend_now(m);
+        return 0;
+}
+
+void manager_flush(Manager *m) {
+        if (!m->sim_save)
+                return;
+        m->sim_save = sd_event_source_disable_unref(m->sim_save);
+        save_backend_now(m);
+}
+
+/*
+ * A sim's state stands for a kernel's memory: saving it (the whole model)
+ * waits until the loop is idle, after the reply is on its way; requests
+ * queued meanwhile share one save. What a restart must keep of a request is
+ * in client-changes, written before the reply.
+ */
+static int save_backend(Manager *m) {
+        int r;
+
+        if (backend_get_type(m->backend) != BACKEND_SIM || !m->event)
+                return backend_save(m->backend);
+        if (m->sim_save)
+                return 0;
+        r = sd_event_add_defer(m->event, &m->sim_save, on_idle_save, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->sim_save, SD_EVENT_PRIORITY_IDLE);
+        if (r < 0) {
+                m->sim_save = sd_event_source_disable_unref(m->sim_save);
+                return backend_save(m->backend);
+        }
+        return 0;
+}
+
 /*
  * Everything that a restart needs: the backend's state, the applied
  * configuration (@desired; NULL when only client changes changed, which
@@ -487,7 +533,7 @@ static void log_apply_failure(const Plan *p, int r, const ApplyFailure *f) {
 static int save_state(Manager *m, const DesiredSet *desired, const ClientChanges *changes) {
         int r;
 
-        r = backend_save(m->backend);
+        r = save_backend(m);
         if (r >= 0 && desired)
                 r = state_file_save(state_dir(m), desired);
         if (r >= 0)

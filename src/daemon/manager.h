@@ -47,6 +47,7 @@ typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *callers_gone;      /* NameOwnerChanged: callers that disconnect */
+        sd_event_source *sim_save;      /* sim: its state saved when the loop is idle */
         PolkitQuery *queries;           /* polkit checks, pending or answered and not yet used */
         unsigned n_queries;
         uint64_t query_serial;
@@ -105,6 +106,9 @@ int manager_log_drift(Manager *m);
  * the failing operation's -errno.
  */
 int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes);
+
+/* sim: save a pending state now (at exit; manager_free() does it too). */
+void manager_flush(Manager *m);
 
 /**
  * manager_refresh() - learn what changed behind the daemon's back
