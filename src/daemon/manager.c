@@ -487,7 +487,7 @@ static void save_backend_now(Manager *m) {
                                   "last changes (client changes are kept): %m", state_dir(m));
 }
 
-static int on_idle_save(sd_event_source *s, void *userdata) {
+static int on_sim_save_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         m->sim_save = sd_event_source_disable_unref(m->sim_save);
@@ -504,9 +504,9 @@ void manager_flush(Manager *m) {
 
 /*
  * A sim's state stands for a kernel's memory: saving it (the whole model)
- * waits until the loop is idle, after the reply is on its way; requests
- * queued meanwhile share one save. What a restart must keep of a request is
- * in client-changes, written before the reply.
+ * waits MANAGER_SIM_SAVE_DELAY_USEC, after the reply is on its way, and the
+ * requests of that time share one save. What a restart must keep of a
+ * request is in client-changes, written before the reply.
  */
 static int save_backend(Manager *m) {
         int r;
@@ -515,9 +515,8 @@ static int save_backend(Manager *m) {
                 return backend_save(m->backend);
         if (m->sim_save)
                 return 0;
-        r = sd_event_add_defer(m->event, &m->sim_save, on_idle_save, m);
-        if (r >= 0)
-                r = sd_event_source_set_priority(m->sim_save, SD_EVENT_PRIORITY_IDLE);
+        r = sd_event_add_time_relative(m->event, &m->sim_save, CLOCK_MONOTONIC, MANAGER_SIM_SAVE_DELAY_USEC, 0,
+                                       on_sim_save_timer, m);
         if (r < 0) {
                 m->sim_save = sd_event_source_disable_unref(m->sim_save);
                 return backend_save(m->backend);

@@ -22,6 +22,7 @@
 #define MANAGER_PATH_DEPTH_MAX          256     /* components of a cgroup path in a request */
 #define MANAGER_QUERIES_MAX             256     /* polkit checks pending at once */
 #define MANAGER_QUERIES_PER_UID_MAX     64      /* ... for one caller uid */
+#define MANAGER_SIM_SAVE_DELAY_USEC     (100 * 1000ULL) /* sim: its state saved this long after a change */
 #define MANAGER_ADOPT_MAX               10000   /* sim: cgroups adopted from owners per refresh */
 
 typedef struct PolkitQuery PolkitQuery;
@@ -47,7 +48,7 @@ typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *callers_gone;      /* NameOwnerChanged: callers that disconnect */
-        sd_event_source *sim_save;      /* sim: its state saved when the loop is idle */
+        sd_event_source *sim_save;      /* sim: its state saved a little after a change */
         PolkitQuery *queries;           /* polkit checks, pending or answered and not yet used */
         unsigned n_queries;
         uint64_t query_serial;
