@@ -10,43 +10,11 @@
 #include <systemd/sd-daemon.h>
 
 #include "bus-manager.h"
+#include "callers.h"
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/log.h"
 #include "delegation.h"
 #include "polkit.h"
-
-typedef struct Caller {
-        uid_t uid;
-        pid_t pid;              /* 0: not known */
-        bool known;
-} Caller;
-
-/* The caller's identity as the bus vouches for it, never as /proc tells it. */
-static int caller_identify(Manager *m, sd_bus_message *msg, Caller *ret, sd_bus_error *error) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t uid;
-        pid_t pid = 0;
-        int r;
-
-        /* the second pass, after polkit's answer: the bus said it already */
-        if (polkit_query_caller(m, msg, &uid, &pid)) {
-                *ret = (Caller) { .uid = uid, .pid = pid, .known = true };
-                return 0;
-        }
-        *ret = (Caller) { .uid = (uid_t) -1 };
-        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Failed to learn who the caller is: %m");
-        if (sd_bus_creds_get_augmented_mask(creds) & SD_BUS_CREDS_EUID)
-                return sd_bus_error_set(error, BUS_ERROR_ACCESS_DENIED,
-                                        "The bus did not vouch for the caller's uid; refusing to guess it");
-        r = sd_bus_creds_get_euid(creds, &uid);
-        if (r < 0)
-                return sd_bus_error_set(error, BUS_ERROR_ACCESS_DENIED, "The bus did not tell the caller's uid");
-        (void) sd_bus_creds_get_pid(creds, &pid);
-        *ret = (Caller) { .uid = uid, .pid = pid, .known = true };
-        return 0;
-}
 
 static void log_decision(int level, const Caller *caller, const char *method, const char *cgroup, const char *arg,
                          const char *decision, const char *detail) {
@@ -559,7 +527,7 @@ int manager_run_service(Manager *m) {
                 return log_error_errno(r, "Another process owns %s already; is cgbypassd running?", CGBYPASS_BUS_NAME);
         if (r < 0)
                 return log_error_errno(r, "Failed to take the name %s: %m", CGBYPASS_BUS_NAME);
-        r = polkit_watch_callers(m);
+        r = callers_watch(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch for callers that disconnect: %m");
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);

@@ -5,6 +5,7 @@
 #include "cgbypass/bus-names.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
+#include "callers.h"
 #include "delegation.h"
 #include "manager.h"
 #include "polkit.h"
@@ -15,6 +16,7 @@ Manager *manager_free(Manager *m) {
         manager_flush(m);
         polkit_queries_free_all(m);
         sd_bus_slot_unref(m->callers_gone);
+        callers_free_all(m);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         backend_free(m->backend);

@@ -37,6 +37,8 @@ typedef struct ManagerOptions {
         bool read_only;                 /* --check-config, --plan: beside a running daemon */
 } ManagerOptions;
 
+typedef struct CallerEntry CallerEntry;
+
 typedef struct Manager {
         ManagerOptions options;
         Config *config;
@@ -48,6 +50,8 @@ typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *callers_gone;      /* NameOwnerChanged: callers that disconnect */
+        CallerEntry *callers;           /* callers.c: the bus's word on each connection */
+        size_t n_callers, callers_next;
         sd_event_source *sim_save;      /* sim: its state saved a little after a change */
         PolkitQuery *queries;           /* polkit checks, pending or answered and not yet used */
         unsigned n_queries;

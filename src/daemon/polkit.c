@@ -77,7 +77,7 @@ static unsigned polkit_queries_of(Manager *m, uid_t uid) {
         return n;
 }
 
-static void caller_gone(Manager *m, PolkitQuery *q) {
+static void query_caller_gone(Manager *m, PolkitQuery *q) {
         if (q->answered) {
                 /* the call is queued to run again: it must find out, and not run */
                 q->caller_gone = true;
@@ -91,33 +91,14 @@ static void caller_gone(Manager *m, PolkitQuery *q) {
         polkit_query_free(q);
 }
 
-/*
- * One match for every caller instead of an sd_bus_track per check: a track
- * costs an AddMatch, a blocking GetNameOwner and a RemoveMatch per request.
- * The bus sends a caller's NameOwnerChanged after the calls it sent before it
- * left, so a check made for a call is always there when the signal comes.
- */
-static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
-        Manager *m = userdata;
-        const char *name, *old_owner, *new_owner;
+void polkit_caller_gone(Manager *m, const char *name) {
         PolkitQuery *next;
 
-        if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 || name[0] != ':' ||
-            !isempty(new_owner))
-                return 0;
         for (PolkitQuery *q = m->queries; q; q = next) {
                 next = q->next;
                 if (streq_ptr(sd_bus_message_get_sender(q->call), name))
-                        caller_gone(m, q);
+                        query_caller_gone(m, q);
         }
-        return 0;
-}
-
-int polkit_watch_callers(Manager *m) {
-        return sd_bus_add_match(m->bus, &m->callers_gone,
-                                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''",
-                                on_name_owner_changed, m);
 }
 
 bool polkit_query_caller(Manager *m, sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid) {

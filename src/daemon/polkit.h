@@ -51,12 +51,13 @@ int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *con
  */
 bool polkit_query_caller(Manager *m, sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid);
 
-/**
- * polkit_watch_callers() - learn when callers with pending checks disconnect
+/*
+ * polkit_caller_gone() - the connection @name left the bus (callers.c)
  *
- * Call once, before serving. Return: 0 or -errno.
+ * Its pending checks are cancelled and dropped; an answered one whose call
+ * is queued to run again is marked, so that it does not run.
  */
-int polkit_watch_callers(Manager *m);
+void polkit_caller_gone(Manager *m, const char *name);
 
 /* Forget every check (shutdown): their calls get no reply from us. */
 void polkit_queries_free_all(Manager *m);
