@@ -83,6 +83,20 @@ Backend *backend_free(Backend *b);
 DEFINE_POINTER_CLEANUP(Backend, backend_free);
 
 BackendType backend_get_type(const Backend *b);   /* never BACKEND_AUTO */
+
+/**
+ * backend_check_below() - whether the kernel still shows @path's subtree as the backend left it
+ * @path: a cgroup the model knows, not the root
+ *
+ * Reads the kernel's files of @path and the cgroups below it only (native,
+ * emulated): none made or removed behind the backend's back, the same
+ * controllers, subtree_control, type and number of processes. A request on
+ * @path then needs no backend_refresh() of the whole hierarchy. sim, the
+ * root, or a path the model does not know: 0.
+ *
+ * Return: 1 agrees; 0 differs (refresh); -errno.
+ */
+int backend_check_below(Backend *b, const char *path);
 const char *backend_get_root(const Backend *b);
 const char *backend_get_state_dir(const Backend *b);
 const Hierarchy *backend_get_model(const Backend *b);

@@ -262,13 +262,10 @@ static char *scope_top(const Manager *m, const char *scope) {
 
 /*
  * A snapshot for manager_emit_changes(); without a bus there is no one to tell.
- * @scope: what may change (a sim learns only that, see refresh_quiet()); the
- * other backends re-read the whole kernel, where anything may have changed.
+ * @scope: the subtree that may change (NULL: all).
  */
 static void snapshot_for_signals(Manager *m, const char *scope, Snapshot *s) {
         *s = (Snapshot) {};
-        if (backend_get_type(m->backend) != BACKEND_SIM)
-                scope = NULL;
         if (m->bus && snapshot_take(backend_get_model(m->backend), scope, s) < 0)
                 log_oom();
 }
@@ -305,10 +302,11 @@ static void forget_gone_changes(Manager *m) {
 }
 
 /*
- * @full: also re-render a sim's directory from its model (backend_refresh()).
- * A sim's model is its kernel: between reloads, only what owners do in their
- * delegations (mkdir, rmdir) is news; re-rendering on every request would
- * race with them and undo their rmdir.
+ * @full: backend_refresh(): native and emulated re-read the whole kernel, a
+ * sim re-renders its directory from its model. A sim's model is its kernel:
+ * between reloads, only what owners do in their delegations (mkdir, rmdir)
+ * is news; re-rendering on every request would race with them and undo
+ * their rmdir.
  */
 static int refresh_quiet(Manager *m, bool full, const char *scope) {
         _cleanup_free_ char *why = NULL;
@@ -319,7 +317,7 @@ static int refresh_quiet(Manager *m, bool full, const char *scope) {
         r = delegation_adopt(m, scope);
         if (r < 0)
                 log_warning_errno(r, "Failed to look for cgroups made in delegations, ignoring: %m");
-        if (!full && backend_get_type(m->backend) == BACKEND_SIM) {
+        if (!full) {
                 forget_gone_changes(m);
                 return 0;
         }
@@ -340,13 +338,28 @@ static int refresh_quiet(Manager *m, bool full, const char *scope) {
         return 0;
 }
 
+/*
+ * Before serving a call on @scope (NULL: everything): a snapshot of what may
+ * change into @before, then the refresh. A sim learns what owners did in
+ * the delegations below @scope (delegation_adopt()); native and emulated read
+ * the kernel's files of @scope's subtree, and the whole hierarchy only when
+ * that differs from what they left.
+ */
+static int refresh_for(Manager *m, const char *scope, Snapshot *before) {
+        _cleanup_free_ char *top = scope_top(m, scope);
+        bool whole = false;
+
+        if (backend_get_type(m->backend) != BACKEND_SIM)
+                whole = !top || backend_check_below(m->backend, top) <= 0;
+        snapshot_for_signals(m, whole ? NULL : top, before);
+        return refresh_quiet(m, whole, scope);
+}
+
 int manager_refresh(Manager *m, const char *scope) {
         Snapshot before;
         int r;
 
-        _cleanup_free_ char *top = scope_top(m, scope);
-        snapshot_for_signals(m, top, &before);
-        r = refresh_quiet(m, false, scope);
+        r = refresh_for(m, scope, &before);
         manager_emit_changes(m, &before);
         snapshot_done(&before);
         return r;
@@ -669,10 +682,8 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         Cgroup *c;
         int r;
 
-        _cleanup_free_ char *top = scope_top(m, req->cgroup);
-        snapshot_for_signals(m, top, &before);
         /* children the owner made, state the owner wrote: the kernel's word first */
-        (void) refresh_quiet(m, false, req->cgroup);
+        (void) refresh_for(m, req->cgroup, &before);
 
         r = hierarchy_lookup(backend_get_model(m->backend), req->cgroup, &c);
         if (r < 0) {

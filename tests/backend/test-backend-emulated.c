@@ -232,6 +232,35 @@ START_TEST(test_passthrough) {
 }
 END_TEST
 
+START_TEST(test_check_below) {
+        _cleanup_(backend_freep) Backend *b = open_emu();
+        _cleanup_free_ char *made = kpath("A/B/C/x", NULL), *sc = kpath("A/B/G", "cgroup.subtree_control");
+        _cleanup_free_ char *enable = line("+%s");
+
+        build_passthrough(b);
+        /* as the backend left it */
+        ck_assert_int_eq(backend_check_below(b, "/A/B"), 1);
+        ck_assert_int_eq(backend_check_below(b, "/A/B/G"), 1);
+        /* the root and unknown paths: never "agrees" */
+        ck_assert_int_eq(backend_check_below(b, "/"), 0);
+        ck_assert_int_eq(backend_check_below(b, "/nope"), 0);
+        /* a cgroup made behind its back: its subtree differs, others not */
+        ck_assert_msg(mkdir(made, 0755) == 0, "mkdir %s: %m", made);
+        ck_assert_int_eq(backend_check_below(b, "/A/B"), 0);
+        ck_assert_int_eq(backend_check_below(b, "/A/B/G"), 1);
+        ok(backend_refresh(b, NULL));
+        ck_assert_int_eq(backend_check_below(b, "/A/B"), 1);
+        /* a write behind its back */
+        ck_assert_int_eq(test_write_file(sc, enable), 0);
+        ck_assert_int_eq(backend_check_below(b, "/A/B/G"), 0);
+        ok(backend_refresh(b, NULL));
+        ck_assert_int_eq(backend_check_below(b, "/A/B/G"), 1);
+        /* removed behind its back */
+        ck_assert_msg(rmdir(made) == 0, "rmdir %s: %m", made);
+        ck_assert_int_eq(backend_check_below(b, "/A/B/C"), 0);
+}
+END_TEST
+
 START_TEST(test_reopen) {
         _cleanup_(backend_freep) Backend *b = open_emu();
         _cleanup_free_ char *dump = NULL, *dump2 = NULL;
@@ -505,6 +534,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_open_empty);
         tcase_add_test(tc, test_passthrough);
         tcase_add_test(tc, test_reopen);
+        tcase_add_test(tc, test_check_below);
         tcase_add_test(tc, test_drift);
         tcase_add_test(tc, test_kernel_refusal_restores);
         tcase_add_test(tc, test_fault_injection);

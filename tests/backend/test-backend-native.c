@@ -122,6 +122,17 @@ START_TEST(test_documentation_example) {
                          "    /A/B/G\n");
         check_reload(b);
 
+        /* the kernel's subtree as the backend left it; a cgroup made behind its back shows */
+        {
+                _cleanup_free_ char *made = test_strdupf("%s/A/B/G/x", mnt);
+                ck_assert_int_eq(backend_check_below(b, "/A/B"), 1);
+                ck_assert_msg(mkdir(made, 0755) == 0, "mkdir %s: %m", made);
+                ck_assert_int_eq(backend_check_below(b, "/A/B"), 0);
+                ck_assert_int_eq(backend_check_below(b, "/A/B/C"), 1);
+                ck_assert_msg(rmdir(made) == 0, "rmdir %s: %m", made);
+                ck_assert_int_eq(backend_check_below(b, "/A/B"), 1);
+        }
+
         /* refusals: the kernel's errno, the model's reason, both agree */
         ck_assert_int_eq(backend_write(b, "A/B/C/D", "cgroup.subtree_control", "-cpu", &reason), -EBUSY);
         ck_assert_int_eq(reason, REASON_CHILD_USES_IT);

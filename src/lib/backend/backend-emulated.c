@@ -490,6 +490,11 @@ static int emu_prepare(Backend *b) {
         return r;
 }
 
+static const Hierarchy *emu_kernel_view(Backend *b) {
+        /* after an operation the kernel may have refused in doubt, nothing is known to agree */
+        return emu(b)->resync ? NULL : emu(b)->kernel;
+}
+
 static int emu_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         _cleanup_free_ char *where = NULL;
         bool writable;
@@ -722,4 +727,5 @@ const BackendVTable backend_emulated_vtable = {
         .read = emu_read,
         .chown = emu_chown,
         .save = emu_save,
+        .kernel_view = emu_kernel_view,
 };

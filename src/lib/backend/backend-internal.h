@@ -22,6 +22,8 @@ typedef struct BackendVTable {
         int (*read)(Backend *b, const char *path, const char *file, char **ret);
         int (*chown)(Backend *b, const char *path, uid_t uid, gid_t gid, char *const *files);
         int (*save)(Backend *b);
+        /* native, emulated: the model of what the kernel shows (stock rules for emulated) */
+        const Hierarchy *(*kernel_view)(Backend *b);
 } BackendVTable;
 
 extern const BackendVTable backend_sim_vtable;
@@ -169,6 +171,21 @@ int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_ms
 int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_control,
                        const CgMask *subtree_bypass, const CgMask *enable_ss_mask,
                        bool verify, char **reterr_msg);
+
+/*
+ * kernel_scan() of @top ("A/B", @level components deep, known to exist) and
+ * below it only; no check of the mount, no builtin mask. -ENOENT when @top
+ * is gone.
+ */
+int kernel_scan_subtree(int root_fd, const char *root, const char *top, unsigned level, KernelScan *ret,
+                        char **reterr_msg);
+
+/*
+ * Whether the cgroups of a kernel_scan_subtree() are exactly @h's below the
+ * same top: none more, none less, each with the same cgroup.controllers,
+ * cgroup.subtree_control, cgroup.type and number of processes.
+ */
+bool kernel_scan_agrees(const KernelScan *s, const Hierarchy *h);
 
 /* Parse a cgroup.controllers / cgroup.subtree_control line: names, '#'names; unknown names ignored. */
 void kernel_parse_masks(const char *s, CgMask *ret_enabled, CgMask *ret_bypassed);

@@ -26,6 +26,10 @@ static int native_load(Backend *b, Hierarchy **ret, char **reterr_msg) {
         return 0;
 }
 
+static const Hierarchy *native_kernel_view(Backend *b) {
+        return b->model;        /* the kernel's rules are the model's */
+}
+
 static int native_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         int r;
 
@@ -187,4 +191,5 @@ const BackendVTable backend_native_vtable = {
         .read = native_read,
         .chown = native_chown,
         .save = native_save,
+        .kernel_view = native_kernel_view,
 };

@@ -354,6 +354,32 @@ int backend_refresh(Backend *b, char **reterr_msg) {
         return b->vtable->refresh(b, reterr_msg);
 }
 
+int backend_check_below(Backend *b, const char *path) {
+        _cleanup_free_ char *rel = NULL;
+        const Hierarchy *view;
+        KernelScan s = {};
+        Cgroup *c;
+        bool agrees;
+        int r;
+
+        if (!b->vtable->kernel_view)
+                return 0;
+        view = b->vtable->kernel_view(b);
+        if (!view || hierarchy_lookup(b->model, path, &c) < 0 || !cgroup_parent(c))
+                return 0;
+        r = backend_cgroup_relpath(c, &rel);
+        if (r < 0)
+                return r;
+        r = kernel_scan_subtree(b->root_fd, b->root, rel, cgroup_level(c), &s, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        agrees = kernel_scan_agrees(&s, view);
+        kernel_scan_done(&s);
+        return agrees;
+}
+
 /* Traces write "A/B" and "."; the bus has "/A/B" and "/". Both name the same cgroup. */
 static int normalize_path(const char *path, const char **ret) {
         if (!path)

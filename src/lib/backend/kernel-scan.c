@@ -241,15 +241,14 @@ static int scan_add(KernelScan *s, const char *parent_path, const char *name, si
         return 0;
 }
 
-int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_msg) {
+/* @start ("." or "A/B", @level deep) and everything below it, parents first. */
+static int scan_from(int root_fd, const char *root, const char *start, unsigned start_level, KernelScan *ret,
+                     char **reterr_msg) {
         KernelScan s = {};
+        bool is_dot = streq(start, ".");
         int r;
 
-        r = cgfs_check_cgroup2(root_fd, NULL);
-        if (r < 0)
-                return backend_msg(reterr_msg, r, "'%s' is not on a cgroup2 file system", root);
-
-        r = scan_add(&s, NULL, ".", SIZE_MAX, 0);
+        r = scan_add(&s, NULL, start, SIZE_MAX, start_level);
         if (r < 0)
                 goto fail;
 
@@ -263,12 +262,15 @@ int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_ms
                         kc->gone = true;
                         continue;
                 }
-                r = read_cgroup(root_fd, kc, i == 0, &s.mount_root);
+                r = read_cgroup(root_fd, kc, i == 0 && is_dot, &s.mount_root);
                 if (r >= 0)
                         r = cgfs_list(root_fd, kc->path, &e, &ne);
                 if (r == -ENOENT || r == -ENODEV) {
                         if (i == 0) {
-                                r = backend_msg(reterr_msg, -ENOMEDIUM, "'%s' is not a cgroup directory", root);
+                                r = is_dot ? backend_msg(reterr_msg, -ENOMEDIUM, "'%s' is not a cgroup directory",
+                                                         root) :
+                                        backend_msg(reterr_msg, -ENOENT, "The cgroup '%s' below '%s' is gone",
+                                                    start, root);
                                 goto fail;
                         }
                         /* removed while we looked: it was never there */
@@ -297,6 +299,29 @@ int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_ms
                 if (r < 0)
                         goto fail;
         }
+        *ret = s;
+        return 0;
+
+fail:
+        kernel_scan_done(&s);
+        return r;
+}
+
+int kernel_scan_subtree(int root_fd, const char *root, const char *top, unsigned level, KernelScan *ret,
+                        char **reterr_msg) {
+        return scan_from(root_fd, root, top, level, ret, reterr_msg);
+}
+
+int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_msg) {
+        KernelScan s = {};
+        int r;
+
+        r = cgfs_check_cgroup2(root_fd, NULL);
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "'%s' is not on a cgroup2 file system", root);
+        r = scan_from(root_fd, root, ".", 0, &s, reterr_msg);
+        if (r < 0)
+                return r;
 
         KernelCgroup *dot = &s.cgroups[0];
         s.builtin = dot->controllers | dot->bypassed | implicit_controllers(dot);
@@ -426,4 +451,30 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
                 }
         }
         return 0;
+}
+
+bool kernel_scan_agrees(const KernelScan *s, const Hierarchy *h) {
+        size_t seen = 0, known = 0;
+        Cgroup *top;
+
+        if (s->n == 0 || hierarchy_lookup(h, s->cgroups[0].path, &top) < 0)
+                return false;
+        for (size_t i = 0; i < s->n; i++) {
+                const KernelCgroup *kc = &s->cgroups[i];
+                Cgroup *c;
+
+                if (kc->gone)
+                        continue;
+                seen++;
+                if (hierarchy_lookup(h, kc->path, &c) < 0)
+                        return false;   /* made behind our back */
+                if (kc->controllers != cgroup_get_controllers(h, c) || kc->bypassed != cgroup_get_bypassed(h, c) ||
+                    kc->subtree_control != cgroup_get_subtree_control(c) ||
+                    kc->subtree_bypass != cgroup_get_subtree_bypass(c) || kc->nr_procs != cgroup_nr_procs(c) ||
+                    (kc->type && !streq(kc->type, cgroup_type_to_string(cgroup_get_type(h, c)))))
+                        return false;
+        }
+        for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top))
+                known++;
+        return seen == known;   /* none removed behind our back */
 }
