@@ -190,7 +190,7 @@ done
 wait "$racer"
 bus_env_as "$alice" rm -rf "$root/srv/alice/race"
 [ $bad -eq 0 ] && alive && ok "60 requests racing mkdir/rmdir: $good applied, $refused named errors, nothing else" ||
-	not_ok "race: $bad unexpected answers"
+	not_ok "race: $bad unexpected answers" "$(tail -n 60 "$BUS_ENV_DAEMON_LOG")"
 out=$("$client" call GetCgroup /srv/alice/race 2>&1)
 [[ $out == "org.cgbypass1.Error.NoSuchCgroup: "* ]] && ! grep -q '^change /srv/alice/race ' "$state/client-changes" &&
 	[ ! -e "$root/srv/alice/race" ] && ok "after the race: the cgroup is gone, and so is its client change" ||
