@@ -192,7 +192,8 @@ int snapshot_take(const Hierarchy *h, const char *scope, Snapshot *ret) {
                 snapshot_done(&s);
                 return r;
         }
-        qsort(s.v, s.n, sizeof(SnapshotEntry), snapshot_entry_cmp);
+        if (s.n > 0)    /* a scope that is gone leaves s.v NULL, which qsort() must not get */
+                qsort(s.v, s.n, sizeof(SnapshotEntry), snapshot_entry_cmp);
         *ret = s;
         return 0;
 }

@@ -162,6 +162,13 @@ as "$alice" GetCgroup /srv/alice/deep/a/b
 	grep -qx /srv/alice/deep/a "$D/signals" &&
 	ok "a path the owner made at once: every level learnt, CgroupChanged for each" ||
 	not_ok "mkdir -p" "$out $(grep deep "$D/signals")"
+# ... and removed again: the daemon forgets them when asked, and says so
+bus_env_as "$alice" rm -rf "$root/srv/alice/deep"
+as "$alice" GetCgroup /srv/alice/deep/a
+[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.NoSuchCgroup: "* ]] && kill -0 "$BUS_ENV_DAEMON_PID" &&
+	as "$alice" GetCgroup /srv/alice/deep && [[ $out == "org.cgbypass1.Error.NoSuchCgroup: "* ]] &&
+	ok "a path the owner removed: forgotten, NoSuchCgroup, the daemon lives on" ||
+	not_ok "rm -r of an adopted path" "$out $(tail -5 "$BUS_ENV_DAEMON_LOG")"
 
 # the same through cgbypassctl, as owners will use it
 if [ -n "$ctl" ]; then
