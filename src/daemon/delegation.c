@@ -558,14 +558,10 @@ int delegation_adopt(Manager *m, const char *scope) {
                 if (!cgroup_exists(m, path))
                         continue;
                 if (top != path) {
-                        /* the deepest cgroup on the way that the model knows */
-                        known = strdup(top);
+                        /* at @path at the highest, which exists */
+                        known = manager_known_ancestor(m, top);
                         if (!known)
                                 return -ENOMEM;
-                        while (!cgroup_exists(m, known)) {
-                                char *slash = strrchr(known, '/');      /* ends at @path, which exists */
-                                slash[slash == known] = '\0';
-                        }
                         r = forget_removed(m, root_fd, known, !streq(known, path));
                         if (r < 0)
                                 return r;

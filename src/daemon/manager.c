@@ -238,18 +238,13 @@ void manager_emit_changes(Manager *m, const Snapshot *before) {
         snapshot_done(&after);
 }
 
-/*
- * What a refresh for @scope may change (delegation_adopt()): the subtree of
- * the deepest cgroup on the way to @scope that exists now. Malloc'ed; NULL
- * for @scope NULL, and on OOM (then: everything).
- */
-static char *scope_top(const Manager *m, const char *scope) {
+char *manager_known_ancestor(const Manager *m, const char *path) {
         char *top;
         Cgroup *c;
 
-        if (!scope)
+        if (!path)
                 return NULL;
-        top = strdup(scope);
+        top = strdup(path);
         if (!top)
                 return NULL;
         while (hierarchy_lookup(backend_get_model(m->backend), top, &c) < 0) {
@@ -347,7 +342,8 @@ static int refresh_quiet(Manager *m, bool full, const char *scope) {
  * that differs from what they left.
  */
 static int refresh_for(Manager *m, const char *scope, Snapshot *before) {
-        _cleanup_free_ char *top = scope_top(m, scope);
+        /* what the refresh may change (delegation_adopt()): that cgroup's subtree */
+        _cleanup_free_ char *top = manager_known_ancestor(m, scope);
         bool whole = false;
 
         if (backend_get_type(m->backend) != BACKEND_SIM)

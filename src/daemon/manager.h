@@ -129,6 +129,12 @@ void manager_flush(Manager *m);
  */
 int manager_refresh(Manager *m, const char *scope);
 
+/*
+ * manager_known_ancestor() - the deepest cgroup on the way to @path (itself
+ * included) that the model knows; malloc'ed. NULL for @path NULL, and on OOM.
+ */
+char *manager_known_ancestor(const Manager *m, const char *path);
+
 /* What a request asks for, validated (delegation.c: request_parse()). */
 typedef enum ChangeKind {
         CHANGE_ENABLE,          /* EnableController: "+X" to cgroup.controllers */
