@@ -17,7 +17,7 @@
 #include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
 #include "request.h"
-#include "requests.h"
+#include "client-changes.h"
 
 /* Limits on what callers control. */
 #define MANAGER_PATH_DEPTH_MAX          256     /* components of a cgroup path in a request */
