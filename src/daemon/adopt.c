@@ -2,35 +2,23 @@
 /* sim: cgroups the owners made and removed in their delegations. */
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
-#include <stdint.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "cgbypass/log.h"
 #include "adopt.h"
+#include "cgroupfs.h"
 
 static bool cgroup_exists(Manager *m, const char *path) {
         Cgroup *c;
         return hierarchy_lookup(backend_get_model(m->backend), path, &c) >= 0;
 }
 
-/* @rel beneath @root_fd, never through a symlink or onto another file system */
-static int open_beneath(int root_fd, const char *rel, int flags) {
-        struct open_how how = {
-                .flags = (uint64_t) (flags | O_CLOEXEC),
-                .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-        };
-        long fd;
+/* Directory @path (absolute) beneath @root_fd, through the one opener: never by a symlink or onto another mount */
+static int open_dir(int root_fd, const char *path, int flags) {
+        int fd, r;
 
-        for (int i = 0; i < 16; i++) {
-                fd = syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
-                if (fd >= 0)
-                        return (int) fd;
-                if (errno != EAGAIN)
-                        break;
-        }
-        return -errno;
+        r = cgfs_open_dir(root_fd, streq(path, "/") ? "." : path + 1, flags, &fd);
+        return r < 0 ? r : fd;
 }
 
 static char *child_path(const char *parent, const char *name) {
@@ -87,7 +75,7 @@ static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth
 
         if (depth >= MANAGER_PATH_DEPTH_MAX || *budget == 0)
                 return 0;
-        fd = open_beneath(root_fd, path + 1, O_RDONLY | O_DIRECTORY);
+        fd = open_dir(root_fd, path, O_RDONLY);
         if (fd < 0)
                 return fd == -ENOENT ? 0 : fd;
         d = fdopendir(fd);
@@ -149,7 +137,7 @@ static int adopt_path(Manager *m, int root_fd, const char *from, const char *to,
                 if (hierarchy_lookup(backend_get_model(m->backend), path, &c) < 0) {
                         _cleanup_close_ int fd = -1;
                         path[at] = '\0';
-                        fd = open_beneath(root_fd, at ? path + 1 : ".", O_RDONLY | O_DIRECTORY);
+                        fd = open_dir(root_fd, at ? path : "/", O_RDONLY);
                         path[at] = '/';
                         if (fd < 0 || adopt_one(m, fd, path + at + 1, path, budget) == 0)
                                 return fd < 0 && fd != -ENOENT ? fd : -ENOENT;
@@ -172,7 +160,7 @@ static unsigned path_depth(const char *path) {
 
 /* Whether directory @path (absolute cgroup path) is still there, beneath @root_fd. */
 static bool dir_exists(int root_fd, const char *path) {
-        _cleanup_close_ int fd = open_beneath(root_fd, path + 1, O_PATH | O_DIRECTORY);
+        _cleanup_close_ int fd = open_dir(root_fd, path, O_PATH);
         return fd >= 0 || fd != -ENOENT;       /* only a sure "gone" counts */
 }
 
@@ -227,9 +215,9 @@ int delegation_adopt(Manager *m, const char *scope) {
 
         if (backend_get_type(m->backend) != BACKEND_SIM || m->config->n_delegates == 0)
                 return 0;
-        root_fd = open(backend_get_root(m->backend), O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (root_fd < 0)
-                return -errno;
+        r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 const char *path = m->config->delegates[i].path, *top = path;
                 _cleanup_free_ char *known = NULL;
