@@ -13,6 +13,7 @@
 #include "callers.h"
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/log.h"
+#include "cgbypass/strbuf.h"
 #include "delegation.h"
 #include "polkit.h"
 
@@ -42,6 +43,56 @@ static int refuse(const Caller *caller, const char *method, const char *cgroup, 
                 detail = NULL;
         log_decision(LOG_NOTICE, caller, method, cgroup, arg, "refused", detail);
         return r;
+}
+
+static int no_such_cgroup(sd_bus_error *error, const char *path) {
+        return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", path);
+}
+
+/* The named error for what manager_change() refused; returns what the handler returns. */
+static int change_error(sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req) {
+        switch (f->kind) {
+        case REFUSAL_NO_SUCH_CGROUP:
+                return no_such_cgroup(error, req->cgroup);
+        case REFUSAL_MODEL:
+                return bus_error_set_model(error, r, f->reason, f->cgroup, f->file, f->controller);
+        case REFUSAL_BREAKS_BELOW:
+                return sd_bus_error_setf(error, BUS_ERROR_IN_USE_BELOW,
+                                         "Changing %s in %s would break what is asked for below it: %s",
+                                         req->names, req->cgroup, f->detail);
+        case REFUSAL_NOT_RECORDED:
+                return sd_bus_error_setf(error, BUS_ERROR_FAILED,
+                                         "cgbypassd could not record the change in its state directory (%s); "
+                                         "nothing was changed", strerror(-r));
+        default:
+                return r;
+        }
+}
+
+static int config_invalid_error(sd_bus_error *error, const ConfigErrors *errs) {
+        StrBuf b = STRBUF_INIT;
+        _cleanup_free_ char *text = NULL;
+        size_t n = config_errors_count(errs);
+
+        strbuf_printf(&b, "The configuration has %zu problem(s); nothing was changed:", n);
+        for (size_t i = 0; i < n; i++)
+                strbuf_printf(&b, "\n%s", config_errors_get(errs, i));
+        if (strbuf_steal(&b, &text) < 0)
+                return -ENOMEM;
+        return sd_bus_error_set(error, BUS_ERROR_CONFIG_INVALID, text);
+}
+
+/* The named error for what manager_reload() refused. */
+static int reload_error(sd_bus_error *error, int r, const Refusal *f, const ConfigErrors *errs) {
+        switch (f->kind) {
+        case REFUSAL_CONFIG_INVALID:
+                return config_invalid_error(error, errs);
+        case REFUSAL_APPLY_FAILED:
+                return sd_bus_error_setf(error, BUS_ERROR_FAILED, "Applying the configuration failed (%s); the "
+                                         "hierarchy is as before", strerror(-r));
+        default:
+                return r;
+        }
 }
 
 static const char *const methods[_CHANGE_KIND_MAX] = {
@@ -96,6 +147,7 @@ static int authorize(Manager *m, sd_bus_message *msg, const Caller *caller, cons
 static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bus_error *error) {
         _cleanup_(change_request_done) ChangeRequest req = {};
         _cleanup_(authorization_done) Authorization auth = {};
+        _cleanup_(refusal_done) Refusal refusal = {};
         const char *cgroup, *arg, *method = methods[kind];
         Caller caller;
         size_t ops = 0;
@@ -127,9 +179,9 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
         if (r == 0)
                 return 1;       /* answered later, or never (caller gone) */
 
-        r = manager_change(m, &req, auth.admin, caller.uid, &ops, error);
+        r = manager_change(m, &req, auth.admin, caller.uid, &ops, &refusal);
         if (r < 0)
-                return refuse(&caller, method, cgroup, arg, r, error);
+                return refuse(&caller, method, cgroup, arg, change_error(error, r, &refusal, &req), error);
 
         char detail[256];
         (void) snprintf(detail, sizeof(detail), "%zu operation(s); %s", ops,
@@ -153,6 +205,7 @@ static int method_set_subtree_control(sd_bus_message *msg, void *userdata, sd_bu
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(refusal_done) Refusal refusal = {};
         Manager *m = userdata;
         ConfigErrors errs = CONFIG_ERRORS_INIT;
         Caller caller;
@@ -170,7 +223,9 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r == 0)
                 return 1;
 
-        r = manager_reload(m, &errs, error);
+        r = manager_reload(m, &errs, &refusal);
+        if (r < 0)
+                r = reload_error(error, r, &refusal, &errs);
         config_errors_done(&errs);
         if (r < 0)
                 return refuse(&caller, "Reload", NULL, NULL, r, error);
@@ -206,7 +261,7 @@ static int lookup_cgroup(Manager *m, const char *path, Cgroup **ret, sd_bus_erro
         (void) manager_refresh(m, path);
         r = hierarchy_lookup(backend_get_model(m->backend), path, ret);
         if (r < 0)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", path);
+                return no_such_cgroup(error, path);
         return 0;
 }
 
@@ -480,9 +535,11 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         ConfigErrors errs = CONFIG_ERRORS_INIT;
+        Refusal refusal = {};
 
         log_info("Received SIGHUP.");
-        (void) manager_reload(userdata, &errs, NULL);
+        (void) manager_reload(userdata, &errs, &refusal);   /* logged there */
+        refusal_done(&refusal);
         config_errors_done(&errs);
         return 0;
 }

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <systemd/sd-daemon.h>
 
-#include "cgbypass/bus-errors.h"
 #include "cgbypass/bus-names.h"
 #include "cgbypass/log.h"
-#include "cgbypass/strbuf.h"
 #include "adopt.h"
 #include "callers.h"
 #include "delegation.h"
@@ -669,7 +667,7 @@ static int plan_subtree(Manager *m, const char *cgroup, ClientChanges *changes, 
 }
 
 int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, size_t *ret_ops,
-                   sd_bus_error *error) {
+                   Refusal *ret_refusal) {
         _cleanup_(plan_freep) Plan *p = NULL;
         ClientChanges next = {};
         PolicyErrors pe = {};
@@ -685,7 +683,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
 
         r = hierarchy_lookup(backend_get_model(m->backend), req->cgroup, &c);
         if (r < 0) {
-                r = sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", req->cgroup);
+                r = refusal_set_detail(ret_refusal, REFUSAL_NO_SUCH_CGROUP, NULL) ?: -ENOENT;
                 goto finish;
         }
         r = client_changes_copy(&m->changes, &next);
@@ -702,12 +700,11 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
                 if (vet == -ENOMEM)
                         r = vet;
                 else if (vet < 0)
-                        r = bus_error_set_model(error, vet, reason, req->cgroup, req->file,
-                                                which >= 0 ? controller_to_string(which) : req->names);
+                        r = refusal_set_model(ret_refusal, reason, req->cgroup, req->file,
+                                              which >= 0 ? controller_to_string(which) : req->names) ?: vet;
                 else
-                        r = sd_bus_error_setf(error, BUS_ERROR_IN_USE_BELOW,
-                                              "Changing %s in %s would break what is asked for below it: %s",
-                                              req->names, req->cgroup, pe.n > 0 ? pe.errors[0].message : "?");
+                        r = refusal_set_detail(ret_refusal, REFUSAL_BREAKS_BELOW,
+                                               pe.n > 0 ? pe.errors[0].message : "?") ?: -EBUSY;
                 goto finish;
         }
         if (r < 0)
@@ -724,7 +721,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
                         r = -ENOMEM;
                         goto finish;
                 }
-                r = bus_error_set_model(error, r, f.reason, path, op->file, op_controller(op, buf, sizeof(buf)));
+                r = refusal_set_model(ret_refusal, f.reason, path, op->file, op_controller(op, buf, sizeof(buf))) ?: r;
                 goto finish;
         }
 
@@ -741,9 +738,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
                         log_error("Failed to undo the change of %s; the hierarchy differs from the recorded state "
                                   "until the next reload.", req->cgroup);
                 policy_errors_done(&ignored);
-                r = sd_bus_error_setf(error, BUS_ERROR_FAILED,
-                                      "cgbypassd could not record the change in its state directory (%s); "
-                                      "nothing was changed", strerror(-r));
+                r = refusal_set_detail(ret_refusal, REFUSAL_NOT_RECORDED, NULL) ?: r;
                 goto finish;
         }
 
@@ -782,19 +777,6 @@ static int daemon_settings_unchanged(const Config *old, const Config *new, Confi
         return r;
 }
 
-static int config_invalid_error(sd_bus_error *error, const ConfigErrors *errs) {
-        StrBuf b = STRBUF_INIT;
-        _cleanup_free_ char *text = NULL;
-        size_t n = config_errors_count(errs);
-
-        strbuf_printf(&b, "The configuration has %zu problem(s); nothing was changed:", n);
-        for (size_t i = 0; i < n; i++)
-                strbuf_printf(&b, "\n%s", config_errors_get(errs, i));
-        if (strbuf_steal(&b, &text) < 0)
-                return -ENOMEM;
-        return sd_bus_error_set(error, BUS_ERROR_CONFIG_INVALID, text);
-}
-
 void manager_notify_ready(Manager *m) {
         (void) sd_notifyf(false, "READY=1\nSTATUS=Serving %s on the %s backend: %zu delegation(s), "
                           "%zu client change(s).", backend_get_root(m->backend),
@@ -802,7 +784,7 @@ void manager_notify_ready(Manager *m) {
                           m->changes.n);
 }
 
-int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error) {
+int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         _cleanup_(config_freep) Config *c = NULL;
         DesiredSet d = {};
         ClientChanges next = {};
@@ -825,7 +807,7 @@ int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error) {
                 for (size_t i = 0; i < config_errors_count(errs); i++)
                         log_error("%s", config_errors_get(errs, i));
                 log_error("The configuration has %zu problem(s); kept the running one.", config_errors_count(errs));
-                r = config_invalid_error(error, errs);
+                r = refusal_set_detail(ret_refusal, REFUSAL_CONFIG_INVALID, NULL) ?: -EINVAL;
                 goto finish;
         }
         if (r < 0)
@@ -844,12 +826,11 @@ int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error) {
                         log_error("%s", config_errors_get(errs, i));
                 log_error("The configuration cannot be applied (%zu problem(s)); kept the running one.",
                           config_errors_count(errs));
-                r = config_invalid_error(error, errs);
+                r = refusal_set_detail(ret_refusal, REFUSAL_CONFIG_INVALID, NULL) ?: -EINVAL;
                 goto finish;
         }
         if (r < 0) {
-                r = sd_bus_error_setf(error, BUS_ERROR_FAILED, "Applying the configuration failed (%s); the "
-                                      "hierarchy is as before", strerror(-r));
+                r = refusal_set_detail(ret_refusal, REFUSAL_APPLY_FAILED, NULL) ?: r;
                 goto finish;
         }
 

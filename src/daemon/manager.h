@@ -16,8 +16,9 @@
 #include "cgbypass/config.h"
 #include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
-#include "request.h"
 #include "client-changes.h"
+#include "refusal.h"
+#include "request.h"
 
 /* Limits on what callers control. */
 #define MANAGER_PATH_DEPTH_MAX          256     /* components of a cgroup path in a request */
@@ -141,25 +142,28 @@ char *manager_known_ancestor(const Manager *m, const char *path);
  * @admin: the caller is uid 0 or authorized for org.cgbypass1.manage
  * @uid: the caller (the owner, when !@admin)
  * @ret_ops: operations made
- * @error: the named error when refused
+ * @ret_refusal: why, when refused or failed (REFUSAL_NONE: only the -errno says it)
  *
  * Refreshes the model, vets the write on a copy, records the change over
  * the desired state, plans the cgroup and its subtree, applies all or
  * nothing, saves the state, emits CgroupChanged. Return: 0 or -errno with
- * @error set; nothing changed then.
+ * @ret_refusal set (-ENOENT REFUSAL_NO_SUCH_CGROUP; the model's -errno
+ * REFUSAL_MODEL; -EBUSY REFUSAL_BREAKS_BELOW; the state's -errno
+ * REFUSAL_NOT_RECORDED); nothing changed then.
  */
 int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, size_t *ret_ops,
-                   sd_bus_error *error);
+                   Refusal *ret_refusal);
 
 /**
  * manager_reload() - re-read the configuration and apply it with the client changes
  * @errs: the configuration's problems (then nothing changed)
- * @error: the named error
+ * @ret_refusal: why it failed
  *
- * Return: 0; -EINVAL (configuration refused, @errs); or the failing
- * operation's -errno. The running state stays on failure.
+ * Return: 0; -EINVAL (configuration refused, @errs, REFUSAL_CONFIG_INVALID);
+ * or the failing operation's -errno (REFUSAL_APPLY_FAILED when a write or
+ * the state failed). The running state stays on failure.
  */
-int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error);
+int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal);
 
 /* sd_notify() READY=1 with a STATUS= line (nothing without $NOTIFY_SOCKET). */
 void manager_notify_ready(Manager *m);
