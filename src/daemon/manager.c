@@ -86,7 +86,7 @@ static void on_disagreement(const char *op, int kernel_result, int model_result,
                   model_result < 0 ? strerror(-model_result) : "success");
 }
 
-static const char *state_dir(Manager *m) {
+const char *manager_state_dir(Manager *m) {
         return m->config->daemon.state_directory;
 }
 
@@ -94,15 +94,15 @@ static int load_client_changes(Manager *m) {
         ClientChanges c = {};
         int r;
 
-        r = client_changes_load(state_dir(m), &c);
+        r = client_changes_load(manager_state_dir(m), &c);
         if (r == -EBADMSG) {
                 /* the offline modes change nothing here: the next change of a client replaces it */
-                log_warning("'%s/%s' is malformed; going on without client changes.", state_dir(m),
+                log_warning("'%s/%s' is malformed; going on without client changes.", manager_state_dir(m),
                             CLIENT_CHANGES_FILE_NAME);
                 return 0;
         }
         if (r < 0)
-                return log_error_errno(r, "Failed to read the client changes in '%s': %m", state_dir(m));
+                return log_error_errno(r, "Failed to read the client changes in '%s': %m", manager_state_dir(m));
         (void) client_changes_prune(&c, m->config);
         client_changes_done(&m->changes);
         m->changes = c;
@@ -259,7 +259,7 @@ char *manager_known_ancestor(const Manager *m, const char *path) {
  * A snapshot for manager_emit_changes(); without a bus there is no one to tell.
  * @scope: the subtree that may change (NULL: all).
  */
-static void snapshot_for_signals(Manager *m, const char *scope, Snapshot *s) {
+void manager_snapshot_for_signals(Manager *m, const char *scope, Snapshot *s) {
         *s = (Snapshot) {};
         if (m->bus && snapshot_take(backend_get_model(m->backend), scope, s) < 0)
                 log_oom();
@@ -290,9 +290,10 @@ static void forget_gone_changes(Manager *m) {
                 dropped = true;
         }
         if (dropped) {
-                r = client_changes_save(state_dir(m), &m->changes);
+                r = client_changes_save(manager_state_dir(m), &m->changes);
                 if (r < 0)
-                        log_warning_errno(r, "Failed to save the client changes in '%s', ignoring: %m", state_dir(m));
+                        log_warning_errno(r, "Failed to save the client changes in '%s', ignoring: %m",
+                                          manager_state_dir(m));
         }
 }
 
@@ -303,7 +304,7 @@ static void forget_gone_changes(Manager *m) {
  * is news; re-rendering on every request would race with them and undo
  * their rmdir.
  */
-static int refresh_quiet(Manager *m, bool full, const char *scope) {
+int manager_refresh_quiet(Manager *m, bool full, const char *scope) {
         _cleanup_free_ char *why = NULL;
         const BackendDrift *d;
         size_t n;
@@ -340,22 +341,22 @@ static int refresh_quiet(Manager *m, bool full, const char *scope) {
  * the kernel's files of @scope's subtree, and the whole hierarchy only when
  * that differs from what they left.
  */
-static int refresh_for(Manager *m, const char *scope, Snapshot *before) {
+int manager_refresh_for(Manager *m, const char *scope, Snapshot *before) {
         /* what the refresh may change (delegation_adopt()): that cgroup's subtree */
         _cleanup_free_ char *top = manager_known_ancestor(m, scope);
         bool whole = false;
 
         if (backend_get_type(m->backend) != BACKEND_SIM)
                 whole = !top || backend_check_below(m->backend, top) <= 0;
-        snapshot_for_signals(m, whole ? NULL : top, before);
-        return refresh_quiet(m, whole, scope);
+        manager_snapshot_for_signals(m, whole ? NULL : top, before);
+        return manager_refresh_quiet(m, whole, scope);
 }
 
 int manager_refresh(Manager *m, const char *scope) {
         Snapshot before;
         int r;
 
-        r = refresh_for(m, scope, &before);
+        r = manager_refresh_for(m, scope, &before);
         manager_emit_changes(m, &before);
         snapshot_done(&before);
         return r;
@@ -457,7 +458,7 @@ int manager_log_drift(Manager *m) {
         if (r < 0)
                 return log_warning_errno(r, "Failed to read the applied state in '%s', ignoring: %m",
                                          m->config->daemon.state_directory);
-        if (client_changes_load(state_dir(m), &saved) < 0)
+        if (client_changes_load(manager_state_dir(m), &saved) < 0)
                 saved = (ClientChanges) {};     /* load_client_changes() said so already */
         r = client_changes_merge(&applied, &saved, NULL, NULL, &merged, NULL, NULL);
         if (r >= 0)
@@ -478,7 +479,7 @@ int manager_log_drift(Manager *m) {
         return (int) n;
 }
 
-static void log_apply_failure(const Plan *p, int r, const ApplyFailure *f) {
+void manager_log_apply_failure(const Plan *p, int r, const ApplyFailure *f) {
         const PlanOp *op = &p->ops[f->index];
 
         log_error_errno(r, "Failed to %s %s%s%s%s%s: %m. %zu operation(s) before it undone.",
@@ -495,7 +496,7 @@ static void save_backend_now(Manager *m) {
         int r = backend_save(m->backend);
         if (r < 0)
                 log_warning_errno(r, "Failed to save the simulated hierarchy in '%s'; a restart may lose its "
-                                  "last changes (client changes are kept): %m", state_dir(m));
+                                  "last changes (client changes are kept): %m", manager_state_dir(m));
 }
 
 static int on_sim_save_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -540,19 +541,19 @@ static int save_backend(Manager *m) {
  * configuration (@desired; NULL when only client changes changed, which
  * leaves it as it is) and the client changes.
  */
-static int save_state(Manager *m, const DesiredSet *desired, const ClientChanges *changes) {
+int manager_save_state(Manager *m, const DesiredSet *desired, const ClientChanges *changes) {
         int r;
 
         r = save_backend(m);
         if (r >= 0 && desired)
-                r = state_file_save(state_dir(m), desired);
+                r = state_file_save(manager_state_dir(m), desired);
         if (r >= 0)
-                r = client_changes_save(state_dir(m), changes);
+                r = client_changes_save(manager_state_dir(m), changes);
         return r;
 }
 
 /* Plan @desired with @changes over it, apply, save. @changes may lose entries (plan_with()). */
-static int apply_with(Manager *m, const DesiredSet *desired, ClientChanges *changes, ConfigErrors *errs,
+int manager_apply_with(Manager *m, const DesiredSet *desired, ClientChanges *changes, ConfigErrors *errs,
                       size_t *ret_writes) {
         _cleanup_(plan_freep) Plan *p = NULL;
         ApplyFailure f = {};
@@ -563,12 +564,12 @@ static int apply_with(Manager *m, const DesiredSet *desired, ClientChanges *chan
                 return r;
         r = plan_apply(p, m->backend, &f);
         if (r < 0) {
-                log_apply_failure(p, r, &f);
+                manager_log_apply_failure(p, r, &f);
                 return r;
         }
-        r = save_state(m, desired, changes);
+        r = manager_save_state(m, desired, changes);
         if (r < 0)
-                return log_error_errno(r, "Failed to save the applied state in '%s': %m", state_dir(m));
+                return log_error_errno(r, "Failed to save the applied state in '%s': %m", manager_state_dir(m));
         if (ret_writes)
                 *ret_writes = p->n_ops;
         return 0;
@@ -578,8 +579,8 @@ int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes) {
         Snapshot before;
         int r;
 
-        snapshot_for_signals(m, NULL, &before);
-        r = apply_with(m, &m->desired, &m->changes, errs, ret_writes);
+        manager_snapshot_for_signals(m, NULL, &before);
+        r = manager_apply_with(m, &m->desired, &m->changes, errs, ret_writes);
         if (r >= 0)
                 (void) delegation_chown_all(m, NULL);
         manager_emit_changes(m, &before);
@@ -679,7 +680,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         int r;
 
         /* children the owner made, state the owner wrote: the kernel's word first */
-        (void) refresh_for(m, req->cgroup, &before);
+        (void) manager_refresh_for(m, req->cgroup, &before);
 
         r = hierarchy_lookup(backend_get_model(m->backend), req->cgroup, &c);
         if (r < 0) {
@@ -716,7 +717,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
                 _cleanup_free_ char *path = NULL;
                 char buf[64];
 
-                log_apply_failure(p, r, &f);
+                manager_log_apply_failure(p, r, &f);
                 if (asprintf(&path, "/%s", streq(op->path, ".") ? "" : op->path) < 0) {
                         r = -ENOMEM;
                         goto finish;
@@ -725,13 +726,13 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
                 goto finish;
         }
 
-        r = save_state(m, NULL, &next);
+        r = manager_save_state(m, NULL, &next);
         if (r < 0) {
                 _cleanup_(plan_freep) Plan *back = NULL;
                 PolicyErrors ignored = {};
 
                 log_error_errno(r, "Failed to record the change of %s in '%s', undoing it: %m", req->cgroup,
-                                state_dir(m));
+                                manager_state_dir(m));
                 /* back to what is recorded */
                 if (plan_subtree(m, req->cgroup, &m->changes, &back, &ignored) < 0 ||
                     plan_apply(back, m->backend, &f) < 0)
@@ -813,14 +814,14 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         if (r < 0)
                 goto finish;
 
-        snapshot_for_signals(m, NULL, &before);
-        (void) refresh_quiet(m, true, NULL);
+        manager_snapshot_for_signals(m, NULL, &before);
+        (void) manager_refresh_quiet(m, true, NULL);
         r = client_changes_copy(&m->changes, &next);
         if (r < 0)
                 goto finish;
         (void) client_changes_prune(&next, c);
 
-        r = apply_with(m, &d, &next, errs, &writes);
+        r = manager_apply_with(m, &d, &next, errs, &writes);
         if (r == -EINVAL) {
                 for (size_t i = 0; i < config_errors_count(errs); i++)
                         log_error("%s", config_errors_get(errs, i));

@@ -187,3 +187,28 @@ int snapshot_take(const Hierarchy *h, const char *scope, Snapshot *ret);
 
 /* Emit CgroupChanged for every cgroup that differs between @before and now (no bus: nothing). */
 void manager_emit_changes(Manager *m, const Snapshot *before);
+
+/* ---- the steps of manager.c that change.c and reload.c take too ---- */
+
+const char *manager_state_dir(Manager *m);
+
+/*
+ * @full: backend_refresh() (a sim: its directory rendered again); otherwise
+ * only what owners did in their delegations below @scope. Return: 0 or -errno.
+ */
+int manager_refresh_quiet(Manager *m, bool full, const char *scope);
+
+/* A snapshot of what may change into @before, then manager_refresh_quiet() of what @scope needs. */
+int manager_refresh_for(Manager *m, const char *scope, Snapshot *before);
+
+/* For manager_emit_changes(); empty without a bus. @scope: the subtree that may change (NULL: all). */
+void manager_snapshot_for_signals(Manager *m, const char *scope, Snapshot *s);
+
+void manager_log_apply_failure(const Plan *p, int r, const ApplyFailure *f);
+
+/* The backend's state, @desired (NULL: as it is) and @changes. Return: 0 or -errno. */
+int manager_save_state(Manager *m, const DesiredSet *desired, const ClientChanges *changes);
+
+/* Plan @desired with @changes over it, apply, save (@changes may lose entries). Return: 0 or -errno. */
+int manager_apply_with(Manager *m, const DesiredSet *desired, ClientChanges *changes, ConfigErrors *errs,
+                       size_t *ret_writes);
