@@ -16,6 +16,7 @@
 #include "cgbypass/config.h"
 #include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
+#include "cgroup-changed.h"
 #include "client-changes.h"
 #include "refusal.h"
 #include "request.h"
@@ -168,26 +169,6 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal);
 /* sd_notify() READY=1 with a STATUS= line (nothing without $NOTIFY_SOCKET). */
 void manager_notify_ready(Manager *m);
 
-/* The controller state of every cgroup, to tell which changed. */
-typedef struct SnapshotEntry {
-        char *path;
-        CgMask controllers, bypassed, subtree_control, subtree_bypass, css;
-        CgroupType type;
-} SnapshotEntry;
-
-typedef struct Snapshot {
-        SnapshotEntry *v;       /* sorted by path */
-        size_t n;
-        char *scope;            /* NULL: every cgroup */
-} Snapshot;
-
-void snapshot_done(Snapshot *s);
-/* @scope: only that cgroup's subtree and its parent (NULL: every cgroup) */
-int snapshot_take(const Hierarchy *h, const char *scope, Snapshot *ret);
-
-/* Emit CgroupChanged for every cgroup that differs between @before and now (no bus: nothing). */
-void manager_emit_changes(Manager *m, const Snapshot *before);
-
 /* ---- the steps of manager.c that change.c and reload.c take too ---- */
 
 const char *manager_state_dir(Manager *m);
@@ -200,9 +181,6 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope);
 
 /* A snapshot of what may change into @before, then manager_refresh_quiet() of what @scope needs. */
 int manager_refresh_for(Manager *m, const char *scope, Snapshot *before);
-
-/* For manager_emit_changes(); empty without a bus. @scope: the subtree that may change (NULL: all). */
-void manager_snapshot_for_signals(Manager *m, const char *scope, Snapshot *s);
 
 void manager_log_apply_failure(const Plan *p, int r, const ApplyFailure *f);
 
