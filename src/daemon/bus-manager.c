@@ -265,107 +265,58 @@ static int lookup_cgroup(Manager *m, const char *path, Cgroup **ret, sd_bus_erro
         return 0;
 }
 
-static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Manager *m = userdata;
+/* What GetCgroup tells of one cgroup: one helper per key, each appending its variant's value. */
+typedef struct CgroupInfo {
+        const Manager *m;
         const Hierarchy *h;
-        const DelegateSpec *d;
-        const char *path;
         Cgroup *c;
+        const char *path;
+        const DelegateSpec *d;  /* the delegation that covers it, or NULL */
+} CgroupInfo;
+
+static int cgroup_controllers(sd_bus_message *reply, const CgroupInfo *i) {
+        return append_mask(reply, cgroup_get_controllers(i->h, i->c), cgroup_get_bypassed(i->h, i->c));
+}
+
+static int cgroup_subtree_control(sd_bus_message *reply, const CgroupInfo *i) {
+        return append_mask(reply, cgroup_get_subtree_control(i->c), cgroup_get_subtree_bypass(i->c));
+}
+
+static int cgroup_type(sd_bus_message *reply, const CgroupInfo *i) {
+        return sd_bus_message_append(reply, "s", cgroup_type_to_string(cgroup_get_type(i->h, i->c)));
+}
+
+static int cgroup_delegated_to(sd_bus_message *reply, const CgroupInfo *i) {
+        return sd_bus_message_append(reply, "u", i->d ? (uint32_t) i->d->uid : UINT32_MAX);
+}
+
+static int cgroup_delegation(sd_bus_message *reply, const CgroupInfo *i) {
+        return sd_bus_message_append(reply, "s", i->d ? i->d->path : "");
+}
+
+static int cgroup_delegated_controllers(sd_bus_message *reply, const CgroupInfo *i) {
+        return append_mask(reply, i->d ? i->d->controllers : 0, 0);
+}
+
+static int cgroup_managed(sd_bus_message *reply, const CgroupInfo *i) {
+        return sd_bus_message_append(reply, "b", config_find_cgroup(i->m->config, i->path) ||
+                                                 (i->d && streq(i->d->path, i->path)));
+}
+
+static int cgroup_populated(sd_bus_message *reply, const CgroupInfo *i) {
+        return sd_bus_message_append(reply, "b", cgroup_is_populated(i->c));
+}
+
+/* per controller the cgroup has or bypasses: whose css its processes use */
+static int cgroup_effective(sd_bus_message *reply, const CgroupInfo *i) {
         int r;
 
-        r = sd_bus_message_read(msg, "s", &path);
-        if (r < 0)
-                return r;
-        r = lookup_cgroup(m, path, &c, error);
-        if (r < 0)
-                return r;
-        h = backend_get_model(m->backend);
-        d = config_find_delegation(m->config, path);
-
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
-        if (r < 0)
-                return r;
-
-#define OPEN_ENTRY(key, sig)                                                            \
-        do {                                                                            \
-                r = sd_bus_message_open_container(reply, SD_BUS_TYPE_DICT_ENTRY, "sv"); \
-                if (r >= 0)                                                             \
-                        r = sd_bus_message_append(reply, "s", key);                     \
-                if (r >= 0)                                                             \
-                        r = sd_bus_message_open_container(reply, SD_BUS_TYPE_VARIANT, sig); \
-                if (r < 0)                                                              \
-                        return r;                                                       \
-        } while (0)
-#define CLOSE_ENTRY()                                                                   \
-        do {                                                                            \
-                r = sd_bus_message_close_container(reply);                              \
-                if (r >= 0)                                                             \
-                        r = sd_bus_message_close_container(reply);                      \
-                if (r < 0)                                                              \
-                        return r;                                                       \
-        } while (0)
-
-        OPEN_ENTRY("controllers", "as");
-        r = append_mask(reply, cgroup_get_controllers(h, c), cgroup_get_bypassed(h, c));
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
-
-        OPEN_ENTRY("subtree_control", "as");
-        r = append_mask(reply, cgroup_get_subtree_control(c), cgroup_get_subtree_bypass(c));
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
-
-        OPEN_ENTRY("type", "s");
-        r = sd_bus_message_append(reply, "s", cgroup_type_to_string(cgroup_get_type(h, c)));
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
-
-        OPEN_ENTRY("delegated_to", "u");
-        r = sd_bus_message_append(reply, "u", d ? (uint32_t) d->uid : UINT32_MAX);
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
-
-        OPEN_ENTRY("delegation", "s");
-        r = sd_bus_message_append(reply, "s", d ? d->path : "");
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
-
-        OPEN_ENTRY("delegated_controllers", "as");
-        r = append_mask(reply, d ? d->controllers : 0, 0);
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
-
-        OPEN_ENTRY("managed", "b");
-        r = sd_bus_message_append(reply, "b",
-                                  config_find_cgroup(m->config, path) || (d && streq(d->path, path)));
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
-
-        OPEN_ENTRY("populated", "b");
-        r = sd_bus_message_append(reply, "b", cgroup_is_populated(c));
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
-
-        /* per controller the cgroup has or bypasses: whose css its processes use */
-        OPEN_ENTRY("effective", "a{ss}");
         r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{ss}");
         if (r < 0)
                 return r;
-        FOREACH_CONTROLLER_IN(x, cgroup_get_controllers(h, c) | cgroup_get_bypassed(h, c)) {
+        FOREACH_CONTROLLER_IN(x, cgroup_get_controllers(i->h, i->c) | cgroup_get_bypassed(i->h, i->c)) {
                 _cleanup_free_ char *owner = NULL;
-                Cgroup *o = cgroup_effective_css_owner(h, c, x);
+                Cgroup *o = cgroup_effective_css_owner(i->h, i->c, x);
 
                 if (!o || cgroup_path(o, &owner) < 0)
                         continue;
@@ -373,16 +324,16 @@ static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        CLOSE_ENTRY();
+        return sd_bus_message_close_container(reply);
+}
 
-        OPEN_ENTRY("children", "as");
+static int cgroup_children(sd_bus_message *reply, const CgroupInfo *i) {
+        int r;
+
         r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "s");
         if (r < 0)
                 return r;
-        for (Cgroup *k = cgroup_first_child(c); k; k = cgroup_next_sibling(k)) {
+        for (Cgroup *k = cgroup_first_child(i->c); k; k = cgroup_next_sibling(k)) {
                 _cleanup_free_ char *kp = NULL;
                 if (cgroup_path(k, &kp) < 0)
                         return -ENOMEM;
@@ -390,13 +341,68 @@ static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
+        return sd_bus_message_close_container(reply);
+}
+
+/* GetCgroup's keys, in the order of org.cgbypass1(5) */
+static const struct {
+        const char *key;
+        const char *signature;
+        int (*append)(sd_bus_message *reply, const CgroupInfo *i);
+} cgroup_keys[] = {
+        { "controllers",           "as",    cgroup_controllers           },
+        { "subtree_control",       "as",    cgroup_subtree_control       },
+        { "type",                  "s",     cgroup_type                  },
+        { "delegated_to",          "u",     cgroup_delegated_to          },
+        { "delegation",            "s",     cgroup_delegation            },
+        { "delegated_controllers", "as",    cgroup_delegated_controllers },
+        { "managed",               "b",     cgroup_managed               },
+        { "populated",             "b",     cgroup_populated             },
+        { "effective",             "a{ss}", cgroup_effective             },
+        { "children",              "as",    cgroup_children              },
+};
+
+static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *m = userdata;
+        CgroupInfo i = { .m = m };
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &i.path);
         if (r < 0)
                 return r;
-        CLOSE_ENTRY();
-#undef OPEN_ENTRY
-#undef CLOSE_ENTRY
+        r = lookup_cgroup(m, i.path, &i.c, error);
+        if (r < 0)
+                return r;
+        i.h = backend_get_model(m->backend);
+        i.d = config_find_delegation(m->config, i.path);
 
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < ELEMENTSOF(cgroup_keys); k++) {
+                r = sd_bus_message_open_container(reply, SD_BUS_TYPE_DICT_ENTRY, "sv");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "s", cgroup_keys[k].key);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_open_container(reply, SD_BUS_TYPE_VARIANT, cgroup_keys[k].signature);
+                if (r < 0)
+                        return r;
+                r = cgroup_keys[k].append(reply, &i);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(reply);      /* the variant */
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(reply);      /* the entry */
+                if (r < 0)
+                        return r;
+        }
         r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
