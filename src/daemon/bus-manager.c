@@ -113,7 +113,7 @@ static int authorize(Manager *m, sd_bus_message *msg, const Caller *caller, cons
 
         if (!action)
                 return 1;
-        r = polkit_check(m, msg, action, details, caller->uid, caller->pid, &verdict, &why);
+        r = polkit_check(&m->queries, msg, action, details, caller->uid, caller->pid, &verdict, &why);
         if (r == -EBUSY)
                 return sd_bus_error_set(error, BUS_ERROR_BUSY,
                                         "Too many requests are waiting for polkit's answer; try again later");

@@ -65,7 +65,7 @@ static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_err
             !isempty(new_owner))
                 return 0;
         cache_remove(m, name);
-        polkit_caller_gone(m, name);
+        polkit_caller_gone(&m->queries, name);
         return 0;
 }
 
@@ -87,7 +87,7 @@ int caller_identify(Manager *m, sd_bus_message *msg, Caller *ret, sd_bus_error *
 
         *ret = (Caller) { .uid = (uid_t) -1 };
         /* the second pass, after polkit's answer: the check kept it, even for a caller gone since */
-        if (polkit_query_caller(m, msg, &uid, &pid)) {
+        if (polkit_query_caller(&m->queries, msg, &uid, &pid)) {
                 *ret = (Caller) { .uid = uid, .pid = pid, .known = true };
                 return 0;
         }

@@ -12,7 +12,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_flush(m);
-        polkit_queries_free_all(m);
+        polkit_queries_done(&m->queries);
         sd_bus_slot_unref(m->callers_gone);
         callers_free_all(m);
         sd_bus_flush_close_unref(m->bus);

@@ -18,17 +18,14 @@
 #include "cgbypass/policy.h"
 #include "cgroup-changed.h"
 #include "client-changes.h"
+#include "polkit.h"
 #include "refusal.h"
 #include "request.h"
 
 /* Limits on what callers control. */
 #define MANAGER_PATH_DEPTH_MAX          256     /* components of a cgroup path in a request */
-#define MANAGER_QUERIES_MAX             256     /* polkit checks pending at once */
-#define MANAGER_QUERIES_PER_UID_MAX     64      /* ... for one caller uid */
 #define MANAGER_SIM_SAVE_DELAY_USEC     (100 * 1000ULL) /* sim: its state saved this long after a change */
 #define MANAGER_ADOPT_MAX               10000   /* sim: cgroups adopted from owners per refresh */
-
-typedef struct PolkitQuery PolkitQuery;
 
 typedef struct ManagerOptions {
         const char *config_file;        /* NULL: CONFIG_MAIN_FILE */
@@ -56,9 +53,7 @@ typedef struct Manager {
         CallerEntry *callers;           /* callers.c: the bus's word on each connection */
         size_t n_callers, callers_next;
         sd_event_source *sim_save;      /* sim: its state saved a little after a change */
-        PolkitQuery *queries;           /* polkit checks, pending or answered and not yet used */
-        unsigned n_queries;
-        uint64_t query_serial;
+        PolkitQueries queries;          /* polkit.c: checks, pending or answered and not yet used */
         bool refresh_warned;            /* a failing refresh is logged once until it works again */
 } Manager;
 

@@ -8,6 +8,7 @@
 
 #include "cgbypass/bus-names.h"
 #include "cgbypass/log.h"
+#include "cgbypass/macro.h"
 #include "cgbypass/strbuf.h"
 #include "polkit.h"
 
@@ -19,7 +20,7 @@
 #define POLKIT_ALLOW_USER_INTERACTION 1u
 
 struct PolkitQuery {
-        Manager *manager;
+        PolkitQueries *queries; /* the registry it is in */
         PolkitQuery *prev, *next;
         sd_bus_message *call;   /* the method call waiting for the verdict */
         char *action;
@@ -35,18 +36,18 @@ struct PolkitQuery {
 };
 
 static PolkitQuery *polkit_query_free(PolkitQuery *q) {
-        Manager *m;
+        PolkitQueries *qs;
 
         if (!q)
                 return NULL;
-        m = q->manager;
+        qs = q->queries;
         if (q->prev)
                 q->prev->next = q->next;
         else
-                m->queries = q->next;
+                qs->first = q->next;
         if (q->next)
                 q->next->prev = q->prev;
-        m->n_queries--;
+        qs->n--;
         sd_bus_slot_unref(q->slot);     /* cancels a pending callback */
         sd_bus_message_unref(q->call);
         free(q->action);
@@ -56,28 +57,28 @@ static PolkitQuery *polkit_query_free(PolkitQuery *q) {
         return NULL;
 }
 
-void polkit_queries_free_all(Manager *m) {
-        while (m->queries)
-                polkit_query_free(m->queries);
+void polkit_queries_done(PolkitQueries *qs) {
+        while (qs->first)
+                polkit_query_free(qs->first);
 }
 
-static PolkitQuery *polkit_query_find(Manager *m, sd_bus_message *call) {
-        for (PolkitQuery *q = m->queries; q; q = q->next)
+static PolkitQuery *polkit_query_find(const PolkitQueries *qs, sd_bus_message *call) {
+        for (PolkitQuery *q = qs->first; q; q = q->next)
                 if (q->call == call)
                         return q;
         return NULL;
 }
 
-static unsigned polkit_queries_of(Manager *m, uid_t uid) {
+static unsigned polkit_queries_of(const PolkitQueries *qs, uid_t uid) {
         unsigned n = 0;
 
-        for (PolkitQuery *q = m->queries; q; q = q->next)
+        for (PolkitQuery *q = qs->first; q; q = q->next)
                 if (q->uid == uid && !q->answered)
                         n++;
         return n;
 }
 
-static void query_caller_gone(Manager *m, PolkitQuery *q) {
+static void query_caller_gone(PolkitQuery *q) {
         if (q->answered) {
                 /* the call is queued to run again: it must find out, and not run */
                 q->caller_gone = true;
@@ -86,23 +87,24 @@ static void query_caller_gone(Manager *m, PolkitQuery *q) {
         log_notice("Caller uid=%u (%s) disconnected while polkit was asked about %s; request dropped.",
                    (unsigned) q->uid, strempty(sd_bus_message_get_sender(q->call)), q->action);
         /* polkit may be showing an authentication dialog for it */
-        (void) sd_bus_call_method_async(m->bus, NULL, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
+        (void) sd_bus_call_method_async(sd_bus_message_get_bus(q->call), NULL, POLKIT_NAME, POLKIT_PATH,
+                                        POLKIT_INTERFACE,
                                         "CancelCheckAuthorization", NULL, NULL, "s", q->cancel_id);
         polkit_query_free(q);
 }
 
-void polkit_caller_gone(Manager *m, const char *name) {
+void polkit_caller_gone(PolkitQueries *qs, const char *name) {
         PolkitQuery *next;
 
-        for (PolkitQuery *q = m->queries; q; q = next) {
+        for (PolkitQuery *q = qs->first; q; q = next) {
                 next = q->next;
                 if (streq_ptr(sd_bus_message_get_sender(q->call), name))
-                        query_caller_gone(m, q);
+                        query_caller_gone(q);
         }
 }
 
-bool polkit_query_caller(Manager *m, sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid) {
-        for (PolkitQuery *q = m->queries; q; q = q->next)
+bool polkit_query_caller(const PolkitQueries *qs, sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid) {
+        for (PolkitQuery *q = qs->first; q; q = q->next)
                 if (q->call == call) {
                         *ret_uid = q->uid;
                         *ret_pid = q->pid;
@@ -166,7 +168,8 @@ static int details_string(char *const *details, char **ret) {
         return strbuf_steal(&b, ret);
 }
 
-static int polkit_send(Manager *m, PolkitQuery *q, char *const *details) {
+static int polkit_send(PolkitQuery *q, char *const *details) {
+        sd_bus *bus = sd_bus_message_get_bus(q->call);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
         const char *sender = sd_bus_message_get_sender(q->call);
         bool interactive = sd_bus_message_get_allow_interactive_authorization(q->call) > 0;
@@ -174,7 +177,7 @@ static int polkit_send(Manager *m, PolkitQuery *q, char *const *details) {
 
         if (!sender)
                 return -EBADMSG;
-        r = sd_bus_message_new_method_call(m->bus, &msg, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
+        r = sd_bus_message_new_method_call(bus, &msg, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
                                            "CheckAuthorization");
         if (r < 0)
                 return r;
@@ -195,11 +198,11 @@ static int polkit_send(Manager *m, PolkitQuery *q, char *const *details) {
         r = sd_bus_message_append(msg, "us", interactive ? POLKIT_ALLOW_USER_INTERACTION : 0u, q->cancel_id);
         if (r < 0)
                 return r;
-        return sd_bus_call_async(m->bus, &q->slot, msg, on_polkit_reply, q,
+        return sd_bus_call_async(bus, &q->slot, msg, on_polkit_reply, q,
                                  interactive ? CGBYPASS_POLKIT_INTERACTIVE_TIMEOUT_USEC : CGBYPASS_POLKIT_TIMEOUT_USEC);
 }
 
-int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
+int polkit_check(PolkitQueries *qs, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
                  pid_t pid, PolkitResult *ret, char **reterr_message) {
         _cleanup_free_ char *key = NULL;
         PolkitQuery *q;
@@ -209,7 +212,7 @@ int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *con
         if (r < 0)
                 return r;
 
-        q = polkit_query_find(m, call);
+        q = polkit_query_find(qs, call);
         if (q) {
                 if (!q->answered) {
                         *ret = POLKIT_PENDING;
@@ -228,18 +231,18 @@ int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *con
                 polkit_query_free(q);
         }
 
-        if (m->n_queries >= MANAGER_QUERIES_MAX || polkit_queries_of(m, uid) >= MANAGER_QUERIES_PER_UID_MAX)
+        if (qs->n >= POLKIT_QUERIES_MAX || polkit_queries_of(qs, uid) >= POLKIT_QUERIES_PER_UID_MAX)
                 return -EBUSY;
 
         q = calloc(1, sizeof(PolkitQuery));
         if (!q)
                 return -ENOMEM;
-        q->manager = m;
-        q->next = m->queries;
-        if (m->queries)
-                m->queries->prev = q;
-        m->queries = q;
-        m->n_queries++;
+        q->queries = qs;
+        q->next = qs->first;
+        if (qs->first)
+                qs->first->prev = q;
+        qs->first = q;
+        qs->n++;
         q->call = sd_bus_message_ref(call);
         q->uid = uid;
         q->pid = pid;
@@ -250,9 +253,9 @@ int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *con
                 return -ENOMEM;
         }
         (void) snprintf(q->cancel_id, sizeof(q->cancel_id), "cgbypassd-%d-%" PRIu64, (int) getpid(),
-                        ++m->query_serial);
+                        ++qs->serial);
 
-        r = polkit_send(m, q, details);
+        r = polkit_send(q, details);
         if (r < 0) {
                 polkit_query_free(q);
                 return r;

@@ -14,9 +14,22 @@
  * never runs again, nothing is applied.
  */
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "manager.h"
+/* Limits on what callers hold. */
+#define POLKIT_QUERIES_MAX              256     /* checks pending at once */
+#define POLKIT_QUERIES_PER_UID_MAX      64      /* ... for one caller uid */
+
+typedef struct PolkitQuery PolkitQuery;
+
+/* The checks, pending or answered and not yet used: one registry per bus service. */
+typedef struct PolkitQueries {
+        PolkitQuery *first;
+        unsigned n;
+        uint64_t serial;        /* for CheckAuthorization's cancellation ids */
+} PolkitQueries;
 
 typedef enum PolkitResult {
         POLKIT_PENDING,         /* asked; the handler must return 1 without a reply */
@@ -36,11 +49,11 @@ typedef enum PolkitResult {
  * @reterr_message: for POLKIT_FAILED, what went wrong (malloc'ed, may be NULL)
  *
  * Interactive authorization is allowed only when @call allows it.
- * Return: 0; -EBUSY when too many checks are pending (MANAGER_QUERIES_MAX,
- * MANAGER_QUERIES_PER_UID_MAX); -ENOMEM; another -errno when the query
+ * Return: 0; -EBUSY when too many checks are pending (POLKIT_QUERIES_MAX,
+ * POLKIT_QUERIES_PER_UID_MAX); -ENOMEM; another -errno when the query
  * could not be sent.
  */
-int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
+int polkit_check(PolkitQueries *qs, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
                  pid_t pid, PolkitResult *ret, char **reterr_message);
 
 /**
@@ -49,7 +62,7 @@ int polkit_check(Manager *m, sd_bus_message *call, const char *action, char *con
  * On the second pass the bus need not be asked again who sent @call.
  * Return: true and the uid and pid (0: unknown) when a check for @call exists.
  */
-bool polkit_query_caller(Manager *m, sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid);
+bool polkit_query_caller(const PolkitQueries *qs, sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid);
 
 /*
  * polkit_caller_gone() - the connection @name left the bus (callers.c)
@@ -57,7 +70,7 @@ bool polkit_query_caller(Manager *m, sd_bus_message *call, uid_t *ret_uid, pid_t
  * Its pending checks are cancelled and dropped; an answered one whose call
  * is queued to run again is marked, so that it does not run.
  */
-void polkit_caller_gone(Manager *m, const char *name);
+void polkit_caller_gone(PolkitQueries *qs, const char *name);
 
 /* Forget every check (shutdown): their calls get no reply from us. */
-void polkit_queries_free_all(Manager *m);
+void polkit_queries_done(PolkitQueries *qs);
