@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "callers.h"
 #include "cgbypass/bus-errors.h"
-#include "polkit.h"
+#include "manager.h"
 
 struct CallerEntry {
         char *name;             /* the unique bus name */
@@ -9,51 +9,50 @@ struct CallerEntry {
         pid_t pid;
 };
 
-void callers_free_all(Manager *m) {
-        for (size_t i = 0; i < m->n_callers; i++)
-                free(m->callers[i].name);
-        free(m->callers);
-        m->callers = NULL;
-        m->n_callers = 0;
+void caller_cache_done(CallerCache *c) {
+        for (size_t i = 0; i < c->n; i++)
+                free(c->v[i].name);
+        free(c->v);
+        *c = (CallerCache) {};
 }
 
-static CallerEntry *cache_find(Manager *m, const char *name) {
-        for (size_t i = 0; i < m->n_callers; i++)
-                if (streq(m->callers[i].name, name))
-                        return &m->callers[i];
+static CallerEntry *cache_find(const CallerCache *c, const char *name) {
+        for (size_t i = 0; i < c->n; i++)
+                if (streq(c->v[i].name, name))
+                        return &c->v[i];
         return NULL;
 }
 
-static void cache_add(Manager *m, const char *name, uid_t uid, pid_t pid) {
+static void cache_add(CallerCache *c, const char *name, uid_t uid, pid_t pid) {
         CallerEntry *e;
         char *copy = strdup(name);
 
         if (!copy)
                 return;         /* only a cache */
-        if (!m->callers) {
-                m->callers = calloc(CALLERS_CACHE_MAX, sizeof(CallerEntry));
-                if (!m->callers) {
+        if (!c->v) {
+                c->v = calloc(CALLERS_CACHE_MAX, sizeof(CallerEntry));
+                if (!c->v) {
                         free(copy);
                         return;
                 }
         }
-        if (m->n_callers < CALLERS_CACHE_MAX)
-                e = &m->callers[m->n_callers++];
+        if (c->n < CALLERS_CACHE_MAX)
+                e = &c->v[c->n++];
         else {
                 /* full: the slots take turns */
-                e = &m->callers[m->callers_next++ % CALLERS_CACHE_MAX];
+                e = &c->v[c->next++ % CALLERS_CACHE_MAX];
                 free(e->name);
         }
         *e = (CallerEntry) { .name = copy, .uid = uid, .pid = pid };
 }
 
-static void cache_remove(Manager *m, const char *name) {
-        CallerEntry *e = cache_find(m, name);
+static void cache_remove(CallerCache *c, const char *name) {
+        CallerEntry *e = cache_find(c, name);
 
         if (!e)
                 return;
         free(e->name);
-        *e = m->callers[--m->n_callers];
+        *e = c->v[--c->n];
 }
 
 /* The bus sends a caller's NameOwnerChanged after every call it sent before it left. */
@@ -64,7 +63,7 @@ static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 || name[0] != ':' ||
             !isempty(new_owner))
                 return 0;
-        cache_remove(m, name);
+        cache_remove(&m->callers, name);
         polkit_caller_gone(&m->queries, name);
         return 0;
 }
@@ -91,7 +90,7 @@ int caller_identify(Manager *m, sd_bus_message *msg, Caller *ret, sd_bus_error *
                 *ret = (Caller) { .uid = uid, .pid = pid, .known = true };
                 return 0;
         }
-        e = sender ? cache_find(m, sender) : NULL;
+        e = sender ? cache_find(&m->callers, sender) : NULL;
         if (e) {
                 *ret = (Caller) { .uid = e->uid, .pid = e->pid, .known = true };
                 return 0;
@@ -108,7 +107,7 @@ int caller_identify(Manager *m, sd_bus_message *msg, Caller *ret, sd_bus_error *
         (void) sd_bus_creds_get_pid(creds, &pid);
         /* only a unique name is the connection's for good */
         if (sender && sender[0] == ':')
-                cache_add(m, sender, uid, pid);
+                cache_add(&m->callers, sender, uid, pid);
         *ret = (Caller) { .uid = uid, .pid = pid, .known = true };
         return 0;
 }

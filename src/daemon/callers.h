@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 
-#include "manager.h"
+typedef struct Manager Manager;
 
 typedef struct Caller {
         uid_t uid;
@@ -21,6 +21,16 @@ typedef struct Caller {
 } Caller;
 
 #define CALLERS_CACHE_MAX 256
+
+typedef struct CallerEntry CallerEntry;
+
+/* The bus's word on each connection that called; when full, the slots take turns. */
+typedef struct CallerCache {
+        CallerEntry *v;         /* CALLERS_CACHE_MAX slots, allocated on the first call */
+        size_t n, next;
+} CallerCache;
+
+void caller_cache_done(CallerCache *c);
 
 /**
  * callers_watch() - learn when callers disconnect
@@ -38,5 +48,3 @@ int callers_watch(Manager *m);
  * does not vouch for the uid).
  */
 int caller_identify(Manager *m, sd_bus_message *msg, Caller *ret, sd_bus_error *error);
-
-void callers_free_all(Manager *m);

@@ -14,7 +14,7 @@ Manager *manager_free(Manager *m) {
         manager_flush(m);
         polkit_queries_done(&m->queries);
         sd_bus_slot_unref(m->callers_gone);
-        callers_free_all(m);
+        caller_cache_done(&m->callers);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         backend_free(m->backend);

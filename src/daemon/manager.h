@@ -16,6 +16,7 @@
 #include "cgbypass/config.h"
 #include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
+#include "callers.h"
 #include "cgroup-changed.h"
 #include "client-changes.h"
 #include "polkit.h"
@@ -37,8 +38,6 @@ typedef struct ManagerOptions {
         bool read_only;                 /* --check-config, --plan: beside a running daemon */
 } ManagerOptions;
 
-typedef struct CallerEntry CallerEntry;
-
 typedef struct Manager {
         ManagerOptions options;
         Config *config;
@@ -50,8 +49,7 @@ typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *callers_gone;      /* NameOwnerChanged: callers that disconnect */
-        CallerEntry *callers;           /* callers.c: the bus's word on each connection */
-        size_t n_callers, callers_next;
+        CallerCache callers;            /* callers.c: the bus's word on each connection */
         sd_event_source *sim_save;      /* sim: its state saved a little after a change */
         PolkitQueries queries;          /* polkit.c: checks, pending or answered and not yet used */
         bool refresh_warned;            /* a failing refresh is logged once until it works again */
