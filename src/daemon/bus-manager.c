@@ -159,7 +159,7 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
         r = caller_identify(m, msg, &caller, error);
         if (r < 0)
                 return refuse(&caller, method, cgroup, arg, r, error);
-        r = request_parse(m, kind, cgroup, arg, &req, error);
+        r = request_parse(hierarchy_builtin(backend_get_model(m->backend)), kind, cgroup, arg, &req, error);
         if (r < 0)
                 return refuse(&caller, method, cgroup, arg, r, error);
         r = delegation_authorize(m->config, caller.uid, &req, &auth, error);

@@ -161,14 +161,13 @@ static int parse_change(const char *arg, CgMask builtin, ControllerChange *ret, 
         return 0;
 }
 
-int request_parse(Manager *m, ChangeKind kind, const char *cgroup, const char *arg, ChangeRequest *ret,
+int request_parse(CgMask builtin, ChangeKind kind, const char *cgroup, const char *arg, ChangeRequest *ret,
                   sd_bus_error *error) {
         static const char *const methods[_CHANGE_KIND_MAX] = {
                 [CHANGE_ENABLE] = "EnableController",
                 [CHANGE_BYPASS] = "BypassController",
                 [CHANGE_SUBTREE] = "SetSubtreeControl",
         };
-        CgMask builtin = hierarchy_builtin(backend_get_model(m->backend));
         ChangeRequest req = { .kind = kind, .method = methods[kind], .cgroup = cgroup };
         Controller x;
         int r;

@@ -12,8 +12,6 @@
 #include "cgbypass/config.h"
 #include "cgbypass/controller.h"
 
-typedef struct Manager Manager;
-
 /* What a request asks for, validated (request_parse()). */
 typedef enum ChangeKind {
         CHANGE_ENABLE,          /* EnableController: "+X" to cgroup.controllers */
@@ -65,11 +63,12 @@ int request_controller_verify(const char *name, CgMask builtin, Controller *ret,
 
 /**
  * request_parse() - validate a change request's arguments
+ * @builtin: the controllers of the hierarchy
  * @arg: the controller (CHANGE_ENABLE, CHANGE_BYPASS) or the change (CHANGE_SUBTREE)
  * @ret: the request; its strings point into @cgroup or are owned (change_request_done())
  *
  * Return: 0; -EINVAL with @error (InvalidPath, RootCgroup, UnknownController,
  * InvalidArgument); -ENOMEM.
  */
-int request_parse(Manager *m, ChangeKind kind, const char *cgroup, const char *arg, ChangeRequest *ret,
+int request_parse(CgMask builtin, ChangeKind kind, const char *cgroup, const char *arg, ChangeRequest *ret,
                   sd_bus_error *error);
