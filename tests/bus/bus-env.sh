@@ -213,27 +213,9 @@ bus_env_stop_daemon() {
 	return 0
 }
 
-# TAP
-BUS_ENV_N=0
-BUS_ENV_FAILED=0
-ok() {
-	BUS_ENV_N=$((BUS_ENV_N + 1))
-	echo "ok $BUS_ENV_N - $1"
-}
-not_ok() {
-	BUS_ENV_N=$((BUS_ENV_N + 1))
-	BUS_ENV_FAILED=$((BUS_ENV_FAILED + 1))
-	echo "not ok $BUS_ENV_N - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
-# check DESCRIPTION CMD...: ok when CMD succeeds, else not ok with its output
-check() {
-	local d=$1 out
-	shift
-	if out=$("$@" 2>&1); then ok "$d"; else not_ok "$d" "$out"; fi
-}
+# TAP: ok, not_ok, check
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 bus_env_done() {
-	echo "1..$BUS_ENV_N"
-	[ "$BUS_ENV_FAILED" -eq 0 ]
+	tap_done
 }
