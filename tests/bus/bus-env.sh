@@ -13,6 +13,7 @@
 #   bus_env_stop_polkit
 #   bus_env_add_user VAR             # a new unprivileged user; VAR=name, VAR_uid=uid
 #   bus_env_as USER CMD...           # run CMD as USER (setpriv), on the private bus
+#   bus_env_config FIXTURE K=V...    # SRCDIR/tests/bus/FIXTURE, @K@ replaced by V, as BUS_ENV_DIR/c.conf
 #   bus_env_start_daemon ARGS...     # cgbypassd --bus system ARGS, waits for org.cgbypass1
 #   bus_env_stop_daemon [SIGNAL]     # SIGTERM by default; sets BUS_ENV_DAEMON_STATUS
 #
@@ -185,6 +186,18 @@ bus_env_as() {
 	shift
 	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups \
 		env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"
+}
+
+# bus_env_config FIXTURE KEY=VALUE...: a configuration for the daemon; fails if a @KEY@ is left
+bus_env_config() {
+	local fixture=$BUS_ENV_SRC/tests/bus/$1 kv
+	local -a edits=(-e '/^# SPDX-License-Identifier:/d')
+	shift
+	for kv in "$@"; do
+		edits+=(-e "s|@${kv%%=*}@|${kv#*=}|g")
+	done
+	sed "${edits[@]}" "$fixture" >"$BUS_ENV_DIR/c.conf" || return 1
+	! grep -n '@[A-Za-z_]*@' "$BUS_ENV_DIR/c.conf" >&2
 }
 
 # bus_env_start_daemon ARGS...: cgbypassd on the private bus, stderr to BUS_ENV_DAEMON_LOG
