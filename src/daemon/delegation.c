@@ -80,11 +80,6 @@ static gid_t user_gid(uid_t uid) {
         return pw ? pw->pw_gid : (gid_t) -1;   /* -1: leave the group */
 }
 
-static bool cgroup_exists(Manager *m, const char *path) {
-        Cgroup *c;
-        return hierarchy_lookup(backend_get_model(m->backend), path, &c) >= 0;
-}
-
 static bool still_delegated(const Config *c, const DelegateSpec *old) {
         for (size_t i = 0; c && i < c->n_delegates; i++)
                 if (streq(c->delegates[i].path, old->path) && c->delegates[i].uid == old->uid)
@@ -98,7 +93,7 @@ int delegation_chown_all(Manager *m, const Config *old) {
         for (size_t i = 0; old && i < old->n_delegates; i++) {
                 const DelegateSpec *d = &old->delegates[i];
 
-                if (still_delegated(m->config, d) || !cgroup_exists(m, d->path))
+                if (still_delegated(m->config, d) || !manager_has_cgroup(m, d->path))
                         continue;
                 r = backend_chown(m->backend, d->path, 0, 0, delegated_files);
                 if (r < 0) {
@@ -110,7 +105,7 @@ int delegation_chown_all(Manager *m, const Config *old) {
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 const DelegateSpec *d = &m->config->delegates[i];
 
-                if (!cgroup_exists(m, d->path))
+                if (!manager_has_cgroup(m, d->path))
                         continue;
                 r = backend_chown(m->backend, d->path, d->uid, user_gid(d->uid), delegated_files);
                 if (r < 0) {
