@@ -1,51 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reading the configuration with inih. This is the only file that includes
- * ini.h (style.md section 10).
- *
- * What the format accepts, on Debian 12's libinih 55 (measured: the library
- * is built with INI_USE_STACK, INI_MAX_LINE 200, MAX_SECTION 50, multi-line
- * values, a UTF-8 BOM and ';' inline comments on; the limits are compiled in,
- * and pkg-config passes no -D):
- *
- *   - One statement per line: "[section]", "key = value" (inih also takes
- *     "key: value"), a comment or a blank line. Leading whitespace is
- *     ignored. Lines end in "\n" or "\r\n".
- *   - A line holds at most 197 bytes, leading whitespace included and the
- *     line ending not (inih's 200-byte buffer must hold "\r\n\0"). inih
- *     would split a longer line in two without a word; it is an error here.
- *   - A section name holds at most 49 bytes (inih cuts longer ones without
- *     a word; an error here). Section names and keys are exact and
- *     case-sensitive. After ']' only a ';' comment may follow (inih ignores
- *     anything there; an error here).
- *   - Comments: a line whose first non-blank byte is ';' or '#', and an
- *     inline comment from a ';' that follows whitespace: "a ; b" is "a",
- *     "a;b" stays "a;b". '#' starts no inline comment: "a # b" is "a # b".
- *   - Values are trimmed. An empty value is allowed where it means
- *     something: an empty subtree-control or controllers manages nothing.
- *   - No multi-line values. inih appends an indented line to the previous
- *     key's value (INI_ALLOW_MULTILINE); that turns an indented "key = value"
- *     into part of the key above it. We strip leading whitespace before inih
- *     sees a line, so indentation is cosmetic and an indented line without
- *     '=' is an error.
- *   - One UTF-8 byte order mark at the start of a file is skipped, as inih
- *     does. A NUL byte is an error (inih would end the line there).
- *
- * Values (config-validate.c): paths are absolute and normalized; booleans
- * are yes/no, true/false, on/off, 1/0 in any case; subtree-control and
- * controllers are tokens separated by blanks, each a prefix ('+', '-', '#';
- * controllers takes no '-') and a cgroup2 controller name, each controller
- * at most once; [delegate] controllers are names separated by blanks or
- * commas; user is an existing user name or a numeric uid.
- *
- * Sections: [daemon] at most once per file, its keys merged over the files
- * (a later file wins); [cgroup] and [delegate] once per cgroup path.
- *
- * inih gets its lines from our reader (ini_parse_stream()), which numbers
- * them, keeps the raw text, tracks the current section and reports every
- * syntax error itself, then hands inih a blank line instead. inih splits
- * "key = value" and strips comments; its return value (the first bad line
- * only) is a fallback that the reader leaves nothing for.
+ * ini.h (style.md section 10). The line format and how lines reach inih are
+ * config-reader.c's; the values are config-validate.c's.
  */
 #include <assert.h>
 #include <ctype.h>
@@ -57,12 +14,7 @@
 #include "cgbypass/config.h"
 #include "cgbypass/strbuf.h"
 #include "config-internal.h"
-
-/* Debian's libinih 55: MAX_SECTION is 50, a private #define in ini.c; names keep 49 bytes. */
-#define INI_SECTION_NAME_MAX 49
-
-/* Raw bytes kept per line. Longer lines are errors, so only their length matters. */
-#define RAW_LINE_MAX 4096
+#include "config-parser.h"
 
 /* ---- errors ---- */
 
@@ -265,18 +217,6 @@ static void *grow_one(void *array, size_t n, size_t size) {
 
 /* ---- sections and keys ---- */
 
-typedef enum ConfigKey {
-        KEY_CGROUP_ROOT,
-        KEY_BACKEND,
-        KEY_STATE_DIRECTORY,
-        KEY_PATH,
-        KEY_CREATE,
-        KEY_SUBTREE_CONTROL,
-        KEY_CONTROLLERS,
-        KEY_USER,
-        _KEY_MAX,
-} ConfigKey;
-
 static const char *const key_names[_KEY_MAX] = {
         [KEY_CGROUP_ROOT]       = "cgroup-root",
         [KEY_BACKEND]           = "backend",
@@ -288,22 +228,7 @@ static const char *const key_names[_KEY_MAX] = {
         [KEY_USER]              = "user",
 };
 
-typedef enum SectionKind {
-        SECTION_NONE,           /* before the first header */
-        SECTION_IGNORED,        /* after a bad header: its problem is reported once */
-        SECTION_DAEMON,
-        SECTION_CGROUP,
-        SECTION_DELEGATE,
-} SectionKind;
-
 #define K(k) (1u << (k))
-
-typedef struct SectionInfo {
-        const char *name;
-        SectionKind kind;
-        unsigned keys;          /* K() of the keys it takes */
-        const char *keys_text;  /* for "unknown key" */
-} SectionInfo;
 
 static const SectionInfo section_info[] = {
         { "daemon", SECTION_DAEMON,
@@ -316,25 +241,6 @@ static const SectionInfo section_info[] = {
           K(KEY_PATH) | K(KEY_USER) | K(KEY_CONTROLLERS) | K(KEY_CREATE),
           "path, user, controllers and create" },
 };
-
-typedef struct Parser {
-        Config *config;
-        ConfigErrors *errs;
-        FILE *f;
-        const char *file;               /* in config->files */
-        unsigned line;
-        bool eof;
-        int r;                          /* -ENOMEM once anything ran out of memory */
-
-        const SectionInfo *section;     /* NULL unless kind is a known section */
-        SectionKind kind;
-        unsigned section_line;          /* the current section's header */
-        unsigned daemon_line;           /* this file's [daemon] header */
-        unsigned key_line[_KEY_MAX];    /* where the current section set each key */
-        bool damaged;                   /* a line of the current section was rejected */
-
-        char raw[RAW_LINE_MAX + 1];
-} Parser;
 
 static ConfigLocation parser_loc(const Parser *p) {
         return (ConfigLocation) { p->file, p->line };
@@ -358,8 +264,7 @@ static void parser_error(Parser *p, const char *fmt, ...) {
 }
 
 /* A line that the reader rejects: whatever key it held is unknown. */
-_printf_(2, 3)
-static void parser_reject(Parser *p, const char *fmt, ...) {
+void parser_reject(Parser *p, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
@@ -382,26 +287,6 @@ static void parser_oom(Parser *p, int r) {
                 p->r = r;
 }
 
-/* inih's lskip() and isspace() test, so that we classify lines exactly as it does */
-static char *skip_space(char *s) {
-        while (*s && isspace((unsigned char) *s))
-                s++;
-        return s;
-}
-
-/*
- * inih's find_chars_or_comment(): the first of @chars, or the start of an
- * inline comment (';' after whitespace), or the end of the string.
- */
-static char *find_chars_or_comment(char *s, const char *chars) {
-        bool was_space = false;
-
-        while (*s && (!chars || !strchr(chars, *s)) && !(was_space && *s == ';')) {
-                was_space = isspace((unsigned char) *s);
-                s++;
-        }
-        return s;
-}
 
 /*
  * Keys a section cannot do without, reported at its header. Not when one of
@@ -473,7 +358,7 @@ static void parser_start_section(Parser *p, const SectionInfo *info) {
 }
 
 /* A line that starts with '[' (after whitespace): a header, good or bad. */
-static void parser_header(Parser *p, char *s) {
+void parser_header(Parser *p, char *s) {
         char *end = find_chars_or_comment(s + 1, "]");
         const SectionInfo *info = NULL;
 
@@ -518,102 +403,6 @@ static void parser_header(Parser *p, char *s) {
         parser_start_section(p, info);
 }
 
-/*
- * Reads one raw line of any length, keeps the first RAW_LINE_MAX bytes.
- * Return: 1 and the line's length without its ending in *ret_len; 0 at the
- * end of the file; -errno for a read error.
- */
-static int parser_read_line(Parser *p, size_t *ret_len, bool *ret_nul) {
-        size_t kept = 0, total = 0;
-        bool nul = false, eol = false;
-        int ch, last = EOF;
-
-        while ((ch = getc(p->f)) != EOF) {
-                if (ch == '\n') {
-                        eol = true;
-                        break;
-                }
-                if (ch == '\0')
-                        nul = true;
-                if (kept < RAW_LINE_MAX)
-                        p->raw[kept++] = (char) ch;
-                total++;
-                last = ch;
-        }
-        if (ch == EOF && ferror(p->f))
-                return errno > 0 ? -errno : -EIO;
-        if (!eol && total == 0)
-                return 0;
-
-        if (last == '\r') {             /* CRLF */
-                total--;
-                if (kept > total)
-                        kept = total;
-        }
-        p->raw[kept] = '\0';
-        *ret_len = total;
-        *ret_nul = nul;
-        return 1;
-}
-
-/* inih's ini_reader: hands inih one line at a time, blank where we found a problem. */
-static char *parser_reader(char *str, int num, void *stream) {
-        Parser *p = stream;
-        size_t len;
-        bool nul;
-        int r;
-
-        if (p->eof)
-                return NULL;
-        r = parser_read_line(p, &len, &nul);
-        if (r <= 0) {
-                if (r < 0) {
-                        p->line++;
-                        parser_reject(p, "cannot read: %s", strerror(-r));
-                }
-                p->eof = true;
-                return NULL;
-        }
-        p->line++;
-
-        char *s = p->raw;
-        if (p->line == 1 && startswith(s, "\xef\xbb\xbf")) {
-                s += 3;
-                len -= 3;
-        }
-
-        /* what inih's buffer of num bytes can hold with "\r\n\0" */
-        size_t max = num > 3 ? (size_t) num - 3 : 0;
-        const char *feed = "";
-
-        if (nul)
-                parser_reject(p, "line contains a NUL byte");
-        else if (len > max)
-                parser_reject(p, "line is longer than %zu bytes, which inih cannot hold; shorten it",
-                              max);
-        else {
-                char *start = skip_space(s);
-
-                if (*start == '\0' || *start == ';' || *start == '#')
-                        ;
-                else if (*start == '[')
-                        parser_header(p, start);
-                else {
-                        char *end = find_chars_or_comment(start, "=:");
-                        if (*end == '=' || *end == ':')
-                                feed = start;
-                        else if (start > s)
-                                parser_reject(p, "indented line without '=': values cannot continue "
-                                             "on the next line; put the whole value on one line");
-                        else
-                                parser_reject(p, "expected 'key = value', '[section]' or a comment");
-                }
-        }
-
-        /* fits: strlen(feed) <= max */
-        (void) snprintf(str, (size_t) num, "%s\n", feed);
-        return str;
-}
 
 /* ---- values ---- */
 
