@@ -13,17 +13,10 @@
 /* Raw bytes kept per line. Longer lines are errors, so only their length matters. */
 #define RAW_LINE_MAX 4096
 
-typedef enum ConfigKey {
-        KEY_CGROUP_ROOT,
-        KEY_BACKEND,
-        KEY_STATE_DIRECTORY,
-        KEY_PATH,
-        KEY_CREATE,
-        KEY_SUBTREE_CONTROL,
-        KEY_CONTROLLERS,
-        KEY_USER,
-        _KEY_MAX,
-} ConfigKey;
+/* at least the number of keys in config.c's key table */
+#define CONFIG_KEYS_MAX 16
+
+typedef struct KeyInfo KeyInfo;
 
 typedef enum SectionKind {
         SECTION_NONE,           /* before the first header */
@@ -36,8 +29,6 @@ typedef enum SectionKind {
 typedef struct SectionInfo {
         const char *name;
         SectionKind kind;
-        unsigned keys;          /* K() of the keys it takes */
-        const char *keys_text;  /* for "unknown key" */
 } SectionInfo;
 
 typedef struct Parser {
@@ -53,7 +44,7 @@ typedef struct Parser {
         SectionKind kind;
         unsigned section_line;          /* the current section's header */
         unsigned daemon_line;           /* this file's [daemon] header */
-        unsigned key_line[_KEY_MAX];    /* where the current section set each key */
+        unsigned key_line[CONFIG_KEYS_MAX]; /* where the current section set each key (by table index) */
         bool damaged;                   /* a line of the current section was rejected */
 
         char raw[RAW_LINE_MAX + 1];

@@ -5,10 +5,10 @@
  * config-reader.c's; the values are config-validate.c's.
  */
 #include <assert.h>
-#include <ctype.h>
 #include <dirent.h>
 #include <ini.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #include "cgbypass/config.h"
@@ -217,29 +217,160 @@ static void *grow_one(void *array, size_t n, size_t size) {
 
 /* ---- sections and keys ---- */
 
-static const char *const key_names[_KEY_MAX] = {
-        [KEY_CGROUP_ROOT]       = "cgroup-root",
-        [KEY_BACKEND]           = "backend",
-        [KEY_STATE_DIRECTORY]   = "state-directory",
-        [KEY_PATH]              = "path",
-        [KEY_CREATE]            = "create",
-        [KEY_SUBTREE_CONTROL]   = "subtree-control",
-        [KEY_CONTROLLERS]       = "controllers",
-        [KEY_USER]              = "user",
+/*
+ * A key's parser: @base is the section's struct (DaemonSettings, CgroupSpec,
+ * DelegateSpec), @k says where in it the value and its location go. @name is
+ * the key as messages name it (NULL for a command-line option).
+ * Return: 0, -EINVAL (problem recorded), -ENOMEM.
+ */
+typedef int (*KeyParseFn)(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                          const char *name, const char *value, const KeyInfo *k, void *base);
+
+struct KeyInfo {
+        SectionKind section;
+        const char *name;
+        KeyParseFn parse;
+        size_t offset;          /* of the value in @base */
+        size_t loc_offset;      /* of its ConfigLocation */
 };
 
-#define K(k) (1u << (k))
+#define FIELD(base, off, type) ((type *) (void *) ((char *) (base) + (off)))
+
+static void key_set_loc(const KeyInfo *k, void *base, const ConfigLocation *loc) {
+        *FIELD(base, k->loc_offset, ConfigLocation) = *loc;
+}
+
+/* [daemon] directories: the value and its location change only when the value is good */
+static int key_daemon_path(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                           const char *name, const char *value, const KeyInfo *k, void *base) {
+        char **field = FIELD(base, k->offset, char *);
+        char *v = NULL;
+        int r = config_parse_path(c, errs, loc, name, value, false, &v);
+
+        if (r < 0)
+                return r;
+        free(*field);
+        *field = v;
+        key_set_loc(k, base, loc);
+        return 0;
+}
+
+static int key_backend(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                       const char *name, const char *value, const KeyInfo *k, void *base) {
+        BackendType t;
+        int r = config_parse_backend(c, errs, loc, name, value, &t);
+
+        if (r < 0)
+                return r;
+        *FIELD(base, k->offset, BackendType) = t;
+        key_set_loc(k, base, loc);
+        return 0;
+}
+
+static int key_cgroup_path(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                           const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_path(c, errs, loc, name, value, true, FIELD(base, k->offset, char *));
+}
+
+static int key_delegate_path(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                             const char *name, const char *value, const KeyInfo *k, void *base) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        key_set_loc(k, base, loc);
+        r = config_parse_path(c, errs, loc, name, value, true, &path);
+        if (r >= 0 && streq(path, "/"))
+                r = config_error(c, errs, loc, "path: the root cgroup cannot be delegated; "
+                                 "delegate a cgroup below it");
+        if (r >= 0)
+                *FIELD(base, k->offset, char *) = TAKE_PTR(path);
+        return r;
+}
+
+static int key_bool(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                    const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_bool(c, errs, loc, name, value, FIELD(base, k->offset, bool));
+}
+
+static int key_subtree_control(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                               const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_change(c, errs, loc, name, value, true,
+                                   FIELD(base, k->offset, ControllerChange));
+}
+
+static int key_controllers(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                           const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_change(c, errs, loc, name, value, false,
+                                   FIELD(base, k->offset, ControllerChange));
+}
+
+static int key_controller_list(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                               const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_controller_list(c, errs, loc, name, value, FIELD(base, k->offset, CgMask));
+}
+
+static int key_user(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                    const char *name, const char *value, const KeyInfo *k, void *base) {
+        /* the uid, and the user's name beside it */
+        key_set_loc(k, base, loc);
+        return config_parse_user(c, errs, loc, name, value, FIELD(base, k->offset, uid_t),
+                                 &((DelegateSpec *) base)->user);
+}
+
+#define KEY(s, n, fn, type, field) \
+        { s, n, fn, offsetof(type, field), offsetof(type, field##_loc) }
+
+/* Every key of every section, in the order "unknown key" messages list them. */
+static const KeyInfo key_table[] = {
+        KEY(SECTION_DAEMON,   "cgroup-root",     key_daemon_path,     DaemonSettings, cgroup_root),
+        KEY(SECTION_DAEMON,   "backend",         key_backend,         DaemonSettings, backend),
+        KEY(SECTION_DAEMON,   "state-directory", key_daemon_path,     DaemonSettings, state_directory),
+        KEY(SECTION_CGROUP,   "path",            key_cgroup_path,     CgroupSpec,     path),
+        KEY(SECTION_CGROUP,   "create",          key_bool,            CgroupSpec,     create),
+        KEY(SECTION_CGROUP,   "subtree-control", key_subtree_control, CgroupSpec,     subtree_control),
+        KEY(SECTION_CGROUP,   "controllers",     key_controllers,     CgroupSpec,     controllers),
+        KEY(SECTION_DELEGATE, "path",            key_delegate_path,   DelegateSpec,   path),
+        { SECTION_DELEGATE, "user", key_user, offsetof(DelegateSpec, uid), offsetof(DelegateSpec, user_loc) },
+        KEY(SECTION_DELEGATE, "controllers",     key_controller_list, DelegateSpec,   controllers),
+        KEY(SECTION_DELEGATE, "create",          key_bool,            DelegateSpec,   create),
+};
+static_assert(ELEMENTSOF(key_table) <= CONFIG_KEYS_MAX, "Parser.key_line holds every key");
+
+static const KeyInfo *key_find(SectionKind section, const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(key_table); i++)
+                if (key_table[i].section == section && streq(key_table[i].name, name))
+                        return &key_table[i];
+        return NULL;
+}
+
+/* "path, create, subtree-control and controllers", from the table */
+static char *keys_text(SectionKind section) {
+        StrBuf b = STRBUF_INIT;
+        size_t n = 0, i = 0;
+        char *s;
+
+        for (size_t j = 0; j < ELEMENTSOF(key_table); j++)
+                n += key_table[j].section == section;
+        for (size_t j = 0; j < ELEMENTSOF(key_table); j++) {
+                if (key_table[j].section != section)
+                        continue;
+                if (i > 0)
+                        strbuf_append(&b, i + 1 == n ? " and " : ", ");
+                strbuf_append(&b, key_table[j].name);
+                i++;
+        }
+        return strbuf_steal(&b, &s) < 0 ? NULL : s;
+}
 
 static const SectionInfo section_info[] = {
-        { "daemon", SECTION_DAEMON,
-          K(KEY_CGROUP_ROOT) | K(KEY_BACKEND) | K(KEY_STATE_DIRECTORY),
-          "cgroup-root, backend and state-directory" },
-        { "cgroup", SECTION_CGROUP,
-          K(KEY_PATH) | K(KEY_CREATE) | K(KEY_SUBTREE_CONTROL) | K(KEY_CONTROLLERS),
-          "path, create, subtree-control and controllers" },
-        { "delegate", SECTION_DELEGATE,
-          K(KEY_PATH) | K(KEY_USER) | K(KEY_CONTROLLERS) | K(KEY_CREATE),
-          "path, user, controllers and create" },
+        { "daemon", SECTION_DAEMON },
+        { "cgroup", SECTION_CGROUP },
+        { "delegate", SECTION_DELEGATE },
 };
 
 static ConfigLocation parser_loc(const Parser *p) {
@@ -295,10 +426,11 @@ static void parser_oom(Parser *p, int r) {
 static void parser_end_section(Parser *p) {
         if (p->damaged)
                 return;
-        if ((p->kind == SECTION_CGROUP || p->kind == SECTION_DELEGATE) && p->key_line[KEY_PATH] == 0)
+        if ((p->kind == SECTION_CGROUP || p->kind == SECTION_DELEGATE) &&
+            p->key_line[key_find(p->kind, "path") - key_table] == 0)
                 parser_section_error(p, "[%s] section has no 'path' key; add "
                                      "'path = /absolute/cgroup/path'", p->section->name);
-        if (p->kind == SECTION_DELEGATE && p->key_line[KEY_USER] == 0)
+        if (p->kind == SECTION_DELEGATE && p->key_line[key_find(p->kind, "user") - key_table] == 0)
                 parser_section_error(p, "[delegate] section has no 'user' key; add 'user = NAME' or "
                                      "'user = UID'");
 }
@@ -406,125 +538,21 @@ void parser_header(Parser *p, char *s) {
 
 /* ---- values ---- */
 
-static CgroupSpec *parser_cgroup(Parser *p) {
-        return &p->config->cgroups[p->config->n_cgroups - 1];
-}
-
-static DelegateSpec *parser_delegate(Parser *p) {
-        return &p->config->delegates[p->config->n_delegates - 1];
-}
-
-static void parser_set_daemon_string(Parser *p, const ConfigLocation *loc, const char *key,
-                                     const char *value, char **field, ConfigLocation *field_loc) {
-        char *v = NULL;
-        int r = config_parse_path(p->config, p->errs, loc, key, value, false, &v);
-
-        if (r < 0) {
-                parser_oom(p, r);
-                return;
-        }
-        free(*field);
-        *field = v;
-        *field_loc = *loc;
-}
-
-static void parser_set(Parser *p, ConfigKey key, const char *value) {
-        const ConfigLocation loc = parser_loc(p);
-        DaemonSettings *d = &p->config->daemon;
-        const char *name = key_names[key];
-        int r = 0;
+/* The struct that the current section's keys go into. */
+static void *parser_section_base(Parser *p) {
+        Config *c = p->config;
 
         switch (p->kind) {
         case SECTION_DAEMON:
-                switch (key) {
-                case KEY_CGROUP_ROOT:
-                        parser_set_daemon_string(p, &loc, name, value, &d->cgroup_root,
-                                                 &d->cgroup_root_loc);
-                        break;
-                case KEY_STATE_DIRECTORY:
-                        parser_set_daemon_string(p, &loc, name, value, &d->state_directory,
-                                                 &d->state_directory_loc);
-                        break;
-                case KEY_BACKEND: {
-                        BackendType t;
-                        r = config_parse_backend(p->config, p->errs, &loc, name, value, &t);
-                        if (r >= 0) {
-                                d->backend = t;
-                                d->backend_loc = loc;
-                        }
-                        break;
-                }
-                default:
-                        assert(false);
-                }
-                break;
-
-        case SECTION_CGROUP: {
-                CgroupSpec *cg = parser_cgroup(p);
-                switch (key) {
-                case KEY_PATH:
-                        cg->path_loc = loc;
-                        r = config_parse_path(p->config, p->errs, &loc, name, value, true, &cg->path);
-                        break;
-                case KEY_CREATE:
-                        cg->create_loc = loc;
-                        r = config_parse_bool(p->config, p->errs, &loc, name, value, &cg->create);
-                        break;
-                case KEY_SUBTREE_CONTROL:
-                        cg->subtree_control_loc = loc;
-                        r = config_parse_change(p->config, p->errs, &loc, name, value, true,
-                                                &cg->subtree_control);
-                        break;
-                case KEY_CONTROLLERS:
-                        cg->controllers_loc = loc;
-                        r = config_parse_change(p->config, p->errs, &loc, name, value, false,
-                                                &cg->controllers);
-                        break;
-                default:
-                        assert(false);
-                }
-                break;
-        }
-
-        case SECTION_DELEGATE: {
-                DelegateSpec *dg = parser_delegate(p);
-                switch (key) {
-                case KEY_PATH: {
-                        _cleanup_free_ char *path = NULL;
-                        dg->path_loc = loc;
-                        r = config_parse_path(p->config, p->errs, &loc, name, value, true, &path);
-                        if (r >= 0 && streq(path, "/"))
-                                r = config_error(p->config, p->errs, &loc,
-                                                 "path: the root cgroup cannot be delegated; "
-                                                 "delegate a cgroup below it");
-                        if (r >= 0)
-                                dg->path = TAKE_PTR(path);
-                        break;
-                }
-                case KEY_USER:
-                        dg->user_loc = loc;
-                        r = config_parse_user(p->config, p->errs, &loc, name, value, &dg->uid,
-                                              &dg->user);
-                        break;
-                case KEY_CONTROLLERS:
-                        dg->controllers_loc = loc;
-                        r = config_parse_controller_list(p->config, p->errs, &loc, name, value,
-                                                         &dg->controllers);
-                        break;
-                case KEY_CREATE:
-                        dg->create_loc = loc;
-                        r = config_parse_bool(p->config, p->errs, &loc, name, value, &dg->create);
-                        break;
-                default:
-                        assert(false);
-                }
-                break;
-        }
-
+                return &c->daemon;
+        case SECTION_CGROUP:
+                return &c->cgroups[c->n_cgroups - 1];
+        case SECTION_DELEGATE:
+                return &c->delegates[c->n_delegates - 1];
         default:
                 assert(false);
+                return NULL;
         }
-        parser_oom(p, r);
 }
 
 /* inih's ini_handler: one "key = value" line. @section is unused: the reader tracks sections. */
@@ -550,22 +578,25 @@ static int parser_handler(void *user, const char *section, const char *name, con
                 return 1;
         }
 
-        ConfigKey key = _KEY_MAX;
-        for (ConfigKey k = 0; k < _KEY_MAX; k++)
-                if ((p->section->keys & K(k)) && streq(key_names[k], name))
-                        key = k;
-        if (key == _KEY_MAX) {
-                parser_error(p, "unknown key '%s' in [%s]; known keys are %s", qname, p->section->name,
-                             p->section->keys_text);
+        const KeyInfo *k = key_find(p->kind, name);
+        if (!k) {
+                _cleanup_free_ char *known = keys_text(p->kind);
+                if (!known)
+                        p->r = -ENOMEM;
+                else
+                        parser_error(p, "unknown key '%s' in [%s]; known keys are %s", qname,
+                                     p->section->name, known);
                 return 1;
         }
-        if (p->key_line[key] > 0) {
+        size_t i = (size_t) (k - key_table);
+        if (p->key_line[i] > 0) {
                 parser_error(p, "duplicate key '%s' in [%s] (first set at line %u); keep one",
-                             qname, p->section->name, p->key_line[key]);
+                             qname, p->section->name, p->key_line[i]);
                 return 1;
         }
-        p->key_line[key] = p->line;
-        parser_set(p, key, value);
+        p->key_line[i] = p->line;
+        const ConfigLocation loc = parser_loc(p);
+        parser_oom(p, k->parse(p->config, p->errs, &loc, k->name, value, k, parser_section_base(p)));
         return 1;
 }
 
@@ -736,7 +767,6 @@ int config_load(const char *main_file, const char *conf_dir, Config **ret, Confi
 
 int config_override_daemon(Config *c, const char *key, const char *value, const char *origin,
                            ConfigErrors *errs) {
-        DaemonSettings *d = &c->daemon;
         const char *file;
         int r;
 
@@ -745,33 +775,9 @@ int config_override_daemon(Config *c, const char *key, const char *value, const 
                 return r;
         const ConfigLocation loc = { file, 0 };
 
-        if (streq(key, "cgroup-root") || streq(key, "state-directory")) {
-                bool root = streq(key, "cgroup-root");
-                char *v = NULL;
-
-                r = config_parse_path(c, errs, &loc, NULL, value, false, &v);
-                if (r < 0)
-                        return r;
-                free(root ? d->cgroup_root : d->state_directory);
-                if (root) {
-                        d->cgroup_root = v;
-                        d->cgroup_root_loc = loc;
-                } else {
-                        d->state_directory = v;
-                        d->state_directory_loc = loc;
-                }
-                return 0;
-        }
-        if (streq(key, "backend")) {
-                BackendType t;
-
-                r = config_parse_backend(c, errs, &loc, NULL, value, &t);
-                if (r < 0)
-                        return r;
-                d->backend = t;
-                d->backend_loc = loc;
-                return 0;
-        }
+        const KeyInfo *k = key_find(SECTION_DAEMON, key);
+        if (k)
+                return k->parse(c, errs, &loc, NULL, value, k, &c->daemon);
         _cleanup_free_ char *q = config_quote(key);
         if (!q)
                 return -ENOMEM;
