@@ -173,8 +173,14 @@ Config *config_free(Config *c) {
                 return NULL;
         free(c->daemon.cgroup_root);
         free(c->daemon.state_directory);
-        for (size_t i = 0; i < c->n_cgroups; i++)
+        for (size_t i = 0; i < c->n_cgroups; i++) {
                 free(c->cgroups[i].path);
+                for (size_t j = 0; j < c->cgroups[i].n_values; j++) {
+                        free(c->cgroups[i].values[j].file);
+                        free(c->cgroups[i].values[j].value);
+                }
+                free(c->cgroups[i].values);
+        }
         free(c->cgroups);
         for (size_t i = 0; i < c->n_delegates; i++) {
                 free(c->delegates[i].path);
@@ -579,13 +585,28 @@ static int parser_handler(void *user, const char *section, const char *name, con
         }
 
         const KeyInfo *k = key_find(p->kind, name);
+        if (!k && p->kind == SECTION_CGROUP && strchr(name, '.')) {
+                /* an interface file: "memory.max = 4G" */
+                const ConfigLocation loc = parser_loc(p);
+                CgroupSpec *cg = parser_section_base(p);
+                for (size_t i = 0; i < cg->n_values; i++)
+                        if (streq(cg->values[i].file, name)) {
+                                parser_error(p, "duplicate key '%s' in [%s] (first set at line %u); keep one",
+                                             qname, p->section->name, cg->values[i].loc.line);
+                                return 1;
+                        }
+                parser_oom(p, config_parse_value(p->config, p->errs, &loc, name, value, cg));
+                return 1;
+        }
         if (!k) {
                 _cleanup_free_ char *known = keys_text(p->kind);
                 if (!known)
                         p->r = -ENOMEM;
                 else
-                        parser_error(p, "unknown key '%s' in [%s]; known keys are %s", qname,
-                                     p->section->name, known);
+                        parser_error(p, "unknown key '%s' in [%s]; known keys are %s%s", qname,
+                                     p->section->name, known,
+                                     p->kind == SECTION_CGROUP ? ", and the writable files of "
+                                     "controllers (memory.max, cpu.weight, ...)" : "");
                 return 1;
         }
         size_t i = (size_t) (k - key_table);
