@@ -437,7 +437,8 @@ static int plan_with(Manager *m, const DesiredSet *desired, ClientChanges *chang
 }
 
 int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs) {
-        return plan_with(m, &m->desired, &m->changes, ret, errs);
+        int r = plan_with(m, &m->desired, &m->changes, ret, errs);
+        return r < 0 ? r : plan_drop_in_sync(*ret, m->backend);
 }
 
 int manager_log_drift(Manager *m) {
@@ -560,6 +561,8 @@ static int apply_with(Manager *m, const DesiredSet *desired, ClientChanges *chan
         int r;
 
         r = plan_with(m, desired, changes, &p, errs);
+        if (r >= 0)
+                r = plan_drop_in_sync(p, m->backend);
         if (r < 0)
                 return r;
         r = plan_apply(p, m->backend, &f);
