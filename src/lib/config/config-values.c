@@ -85,10 +85,10 @@ static int check_one_cgroup(const Config *c, ConfigErrors *errs, const CgroupSpe
 
                 /* cgroup-v2.rst, delegation: below the delegation root, the owner's files */
                 if (d && !streq(d->path, cg->path)) {
-                        r = config_error(c, errs, &v->loc, "%s: %s is below the delegation %s (line %u of "
-                                         "%s): its files belong to the owner; set values on the "
+                        r = config_error(c, errs, &v->loc, "%s: %s is below the delegation root %s "
+                                         "(%s:%u): its files belong to the owner; set values on the "
                                          "delegation root to bound the owner", v->file, cg->path, d->path,
-                                         d->section_loc.line, d->section_loc.file);
+                                         d->section_loc.file, d->section_loc.line);
                         if (r == -ENOMEM)
                                 return r;
                         ret = -EINVAL;

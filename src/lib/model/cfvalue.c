@@ -178,22 +178,19 @@ static unsigned long long memparse(const char *s, const char **ret_end) {
         return v;
 }
 
-/* sscanf("%llu"): leading space, a sign, then at least one digit; the rest is ignored */
+/* the kernel's sscanf("%llu") (lib/vsprintf.c): leading space, then digits (no sign); the rest is ignored */
 static bool scan_ull(const char *s, unsigned long long *ret, const char **ret_end) {
-        bool neg = false;
         unsigned long long v = 0;
         const char *start;
 
         while (isspace((unsigned char) *s))
                 s++;
-        if (*s == '+' || *s == '-')
-                neg = *s++ == '-';
         start = s;
         while (isdigit((unsigned char) *s))
                 v = v * 10 + (unsigned long long) (*s++ - '0');
         if (s == start)
                 return false;
-        *ret = neg ? -v : v;
+        *ret = v;
         if (ret_end)
                 *ret_end = s;
         return true;
@@ -651,7 +648,7 @@ static int write_io_weight(Ctx *x, char *buf) {
                         s++;
                 if (startswith(s, "default"))
                         s += 7;
-                if (!scan_ull(s, &v, NULL) || (long long) v < 0)
+                if (!scan_ull(s, &v, NULL))
                         return -EINVAL;
                 if (v < CGROUP_WEIGHT_MIN || v > CGROUP_WEIGHT_MAX)
                         return -EINVAL;
