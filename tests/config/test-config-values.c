@@ -49,7 +49,7 @@ START_TEST(test_refusals) {
                 "13: io.weight: the kernel refuses 'default 0' (EINVAL); it takes 'default N', 'N', "
                 "'MAJ:MIN N' or 'MAJ:MIN default', N from 1 to 10000",
                 "14: io.max: the kernel refuses 'sda rbps=1' (EINVAL); it takes 'MAJ:MIN' and rbps=, wbps=, "
-                "riops=, wiops= each 'max' or a number above 0",
+                "riops=, wiops= each 'max' or a number above 1",
                 "15: misc.max: the kernel refuses 'gpu 3' (EINVAL); it takes 'RESOURCE max' or "
                 "'RESOURCE N', RESOURCE sev or sev_es",
                 "17: duplicate key 'memory.max' in [cgroup] (first set at line 16); keep one",
@@ -189,6 +189,8 @@ static const struct {
         { "io.max", "8:16 wiops=100 riops=max", 0, "8:16 rbps=max wbps=max riops=max wiops=100\n" },
         { "io.max", "8:0 rbps=max", 0, "" },
         { "io.max", "8:0 rbps=0", -ERANGE, NULL },
+        { "io.max", "8:0 rbps=1", -EINVAL, NULL },        /* tg_set_limit(): above 1 */
+        { "misc.max", "sev  10", -EINVAL, NULL },         /* the number is not stripped again */
         { "io.max", "8:0 speed=1", -EINVAL, NULL },
         { "io.max", "8:0 rbps", -EINVAL, NULL },
         { "io.max", "8:0 rbps=-1", -EINVAL, NULL },       /* the kernel's sscanf() takes no sign */

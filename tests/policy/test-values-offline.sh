@@ -89,7 +89,7 @@ subtree-control = +cpu +memory #pids
 path = /work.slice
 memory.max = 4 GB
 pids.max = 10
-io.max = 8:0 rbps=1
+io.max = 8:0 rbps=2
 cpu.weight = 50
 cpu.weight.nice = 3
 
@@ -118,7 +118,7 @@ subtree-control = +cpu +memory #pids
 path = /work.slice
 memory.max = 4G
 pids.max = 10
-io.max = 8:0 rbps=1
+io.max = 8:0 rbps=2
 CONF
 out=$(run "$f" --check-config 2>&1)
 expect "--check-config: files the cgroup will not have under the policy" "$f:8: /work.slice: pids.max: pids is bypassed there, so the cgroup has no pids files; re-enable it ('controllers = +pids') to set them

@@ -98,7 +98,7 @@ static const char *const syntax_words[] = {
         [SYN_NODELIST]  = "a NUMA node list such as '0-1' (ranges, commas, N-M:USED/GROUP)",
         [SYN_PARTITION] = "member, root or isolated",
         [SYN_IO_WEIGHT] = "'default N', 'N', 'MAJ:MIN N' or 'MAJ:MIN default', N from 1 to 10000",
-        [SYN_IO_MAX]    = "'MAJ:MIN' and rbps=, wbps=, riops=, wiops= each 'max' or a number above 0",
+        [SYN_IO_MAX]    = "'MAJ:MIN' and rbps=, wbps=, riops=, wiops= each 'max' or a number above 1",
         [SYN_MISC_MAX]  = "'RESOURCE max' or 'RESOURCE N', RESOURCE sev or sev_es",
         [SYN_RDMA_MAX]  = "'DEVICE hca_handle=N hca_object=N', each N 'max' or a number",
 };
@@ -690,6 +690,8 @@ static int parse_keyed(const char *body, const char *const *keys, size_t n_keys,
                         return -EINVAL;
                 else if (v == 0 && !zero_ok)
                         return -ERANGE;
+                else if (v == 1 && !zero_ok)
+                        return -EINVAL;         /* tg_set_limit(): "val > 1" */
                 for (k = 0; k < n_keys; k++)
                         if (streq(tok, keys[k]))
                                 break;
@@ -753,20 +755,20 @@ static int write_misc_max(Ctx *x, char *buf) {
         char *sp, line[64];
         int r;
 
+        /* strstrip(), strsep(" "), the name, then the rest as it is */
         buf = kstrstrip(buf);
         sp = strchr(buf, ' ');
         if (!sp)
                 return -EINVAL;
         *sp++ = '\0';
-        sp = kstrstrip(sp);
+        if (!streq(buf, "sev") && !streq(buf, "sev_es"))
+                return -EINVAL;
         if (!streq(sp, "max")) {
                 unsigned long long u;
                 r = kstrtoull(sp, 0, &u);
                 if (r < 0)
                         return r;
         }
-        if (!streq(buf, "sev") && !streq(buf, "sev_es"))
-                return -EINVAL;
         (void) snprintf(line, sizeof(line), "%s %s", buf, sp);
         /* only a resource the machine has a capacity for (AMD SEV) is listed, and takes a limit */
         if (!x->shown || lines_find_text(x->shown, buf) < 0)
