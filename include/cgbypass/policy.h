@@ -98,6 +98,12 @@ void policy_errors_done(PolicyErrors *e);
  * the desired state does not name is never written, and if the change needs
  * it cleared, that is an error.
  *
+ * Values of controller files come last, in pre-order, once every control
+ * write has made the files appear; a file the cgroup will not have (its
+ * controller bypassed or not enabled there, the root, a file the kernel
+ * lacks) and a value the kernel refuses given the cgroup's other values are
+ * errors at the value's origin. Value writes are PlanOp.if_differs.
+ *
  * Return: 0; -EINVAL when @want cannot be reached (see @errors); -ENOMEM.
  */
 int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_want,

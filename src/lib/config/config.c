@@ -331,7 +331,11 @@ static int key_user(const Config *c, ConfigErrors *errs, const ConfigLocation *l
 #define KEY(s, n, fn, type, field) \
         { s, n, fn, offsetof(type, field), offsetof(type, field##_loc) }
 
-/* Every key of every section, in the order "unknown key" messages list them. */
+/*
+ * Every fixed key of every section, in the order "unknown key" messages list
+ * them. A [cgroup] section also takes controller files ("memory.max"):
+ * config-values.c.
+ */
 static const KeyInfo key_table[] = {
         KEY(SECTION_DAEMON,   "cgroup-root",     key_daemon_path,     DaemonSettings, cgroup_root),
         KEY(SECTION_DAEMON,   "backend",         key_backend,         DaemonSettings, backend),
