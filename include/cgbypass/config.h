@@ -70,7 +70,8 @@ typedef struct DaemonSettings {
 /* A controller file's value in a [cgroup] section: "memory.max = 4G". */
 typedef struct ConfigValue {
         char *file;                     /* an interface file name, checked against cfvalue.h */
-        char *value;                    /* as written (after inih's trimming); its syntax checked */
+        char *value;                    /* as written (after inih's trimming); its syntax checked
+                                         * (NULL while loading: a refused value) */
         ConfigLocation loc;
 } ConfigValue;
 

@@ -54,6 +54,20 @@ int config_parse_value(const Config *c, ConfigErrors *errs, const ConfigLocation
         r = cfvalue_check(file, value, &why);
         if (r == -ENOMEM)
                 return r;
+
+        /* a bad value is kept as NULL: a second line for the file is a duplicate all the same */
+        ConfigValue *v = realloc(cg->values, (cg->n_values + 1) * sizeof(ConfigValue));
+        if (!v)
+                return -ENOMEM;
+        cg->values = v;
+        v[cg->n_values] = (ConfigValue) { .file = strdup(file), .value = r < 0 ? NULL : strdup(value),
+                                          .loc = *loc };
+        if (!v[cg->n_values].file || (r >= 0 && !v[cg->n_values].value)) {
+                free(v[cg->n_values].file);
+                free(v[cg->n_values].value);
+                return -ENOMEM;
+        }
+        cg->n_values++;
         if (r < 0) {
                 _cleanup_free_ char *qf = config_quote(file), *qv = config_quote(value);
                 if (!qf || !qv)
@@ -61,18 +75,6 @@ int config_parse_value(const Config *c, ConfigErrors *errs, const ConfigLocation
                 return config_error(c, errs, loc, "%s: the kernel refuses '%s' (%s); it takes %s", qf, qv,
                                     r == -ERANGE ? "ERANGE" : "EINVAL", why);
         }
-
-        ConfigValue *v = realloc(cg->values, (cg->n_values + 1) * sizeof(ConfigValue));
-        if (!v)
-                return -ENOMEM;
-        cg->values = v;
-        v[cg->n_values] = (ConfigValue) { .file = strdup(file), .value = strdup(value), .loc = *loc };
-        if (!v[cg->n_values].file || !v[cg->n_values].value) {
-                free(v[cg->n_values].file);
-                free(v[cg->n_values].value);
-                return -ENOMEM;
-        }
-        cg->n_values++;
         return 0;
 }
 
@@ -82,6 +84,9 @@ static int check_one_cgroup(const Config *c, ConfigErrors *errs, const CgroupSpe
 
         for (size_t i = 0; i < cg->n_values; i++) {
                 const ConfigValue *v = &cg->values[i];
+
+                if (!v->value)
+                        continue;       /* reported where it was read */
 
                 /* cgroup-v2.rst, delegation: below the delegation root, the owner's files */
                 if (d && !streq(d->path, cg->path)) {
@@ -97,7 +102,7 @@ static int check_one_cgroup(const Config *c, ConfigErrors *errs, const CgroupSpe
                 /* two views of one CPU share: whichever is written last wins */
                 const char *linked = cfvalue_linked(v->file);
                 for (size_t j = 0; linked && j < i; j++)
-                        if (streq(cg->values[j].file, linked)) {
+                        if (cg->values[j].value && streq(cg->values[j].file, linked)) {
                                 r = config_error(c, errs, &v->loc, "%s: %s at line %u sets the same CPU "
                                                  "share; keep one", v->file, linked, cg->values[j].loc.line);
                                 if (r == -ENOMEM)
