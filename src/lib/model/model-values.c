@@ -82,6 +82,8 @@ static int value_store(Cgroup *c, const char *file, char *shown) {
         return 0;
 }
 
+static void prune_one(const Hierarchy *h, Cgroup *c);
+
 typedef struct Sibling {
         const Hierarchy *h;
         const Cgroup *c;
@@ -145,7 +147,7 @@ int cgroup_value_write(Hierarchy *h, Cgroup *c, const char *file, const char *va
                 return -ENOMEM;
         }
         /* a dead css's value is gone: keep the list to what is alive */
-        hierarchy_values_prune(h, c);
+        prune_one(h, c);
         r = value_store(c, file, shown);
         if (r >= 0 && other)
                 r = value_store(c, other, TAKE_PTR(linked));
@@ -176,23 +178,28 @@ int cgroup_value_get(const Hierarchy *h, const Cgroup *c, size_t i, const char *
         return -ENOENT;
 }
 
-void hierarchy_values_prune(Hierarchy *h, Cgroup *top) {
-        for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top)) {
-                size_t k = 0;
-                for (size_t i = 0; i < c->n_values; i++) {
-                        if (value_alive(h, c, c->values[i].file)) {
-                                c->values[k++] = c->values[i];
-                                continue;
-                        }
-                        free(c->values[i].file);
-                        free(c->values[i].shown);
+static void prune_one(const Hierarchy *h, Cgroup *c) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < c->n_values; i++) {
+                if (value_alive(h, c, c->values[i].file)) {
+                        c->values[k++] = c->values[i];
+                        continue;
                 }
-                c->n_values = k;
-                if (k == 0) {
-                        free(c->values);
-                        c->values = NULL;
-                }
+                free(c->values[i].file);
+                free(c->values[i].shown);
         }
+        c->n_values = k;
+        if (k == 0) {
+                free(c->values);
+                c->values = NULL;
+        }
+}
+
+void hierarchy_values_prune(Hierarchy *h, Cgroup *top) {
+        for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top))
+                if (c->n_values > 0)
+                        prune_one(h, c);
 }
 
 int cgroup_value_escape(const char *shown, char **ret) {
