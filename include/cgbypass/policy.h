@@ -128,9 +128,10 @@ typedef struct Backend Backend;
  *
  * A value write is dropped when its file shows that value already (read
  * through @b, compared as the kernel normalizes: "4G" is "4294967296") and
- * no earlier operation of @p makes or changes its cgroup or a parent
- * (then the file is new, or its css may be; plan_apply() decides when the
- * write's turn comes). An empty plan then means in sync.
+ * no earlier operation of @p may make or replace its css (a mkdir of the
+ * cgroup or a parent, a control write above it naming the file's controller:
+ * then plan_apply() decides when the write's turn comes). An empty plan then
+ * means in sync.
  *
  * Return: 0, -ENOMEM.
  */

@@ -139,6 +139,42 @@ START_TEST(test_apply_reapply_change_and_restart) {
         ck_assert_uint_eq(p->n_ops, 0);
         plan_free(p);
 
+        /* a control change that leaves the values' csses alone keeps them out of the plan */
+        DesiredCgroup tp[ELEMENTSOF(tree)];
+        memcpy(tp, tree, sizeof(tree));
+        tp[0].sc_enable |= PIDS;
+        p = plan_on(b, tp, ELEMENTSOF(tp));
+        _cleanup_free_ char *tptext = plan_text(p);
+        ck_assert_str_eq(tptext, "write . cgroup.subtree_control +pids\n");
+        plan_free(p);
+        /*
+         * One that replaces the memory css of /w/a (bypassed by /w, re-enabled by
+         * /w/a: a new css, with the defaults) keeps its value in the plan, and
+         * the apply writes it again.
+         */
+        tp[0].sc_enable &= ~PIDS;
+        tp[1].sc_enable = CPU;
+        tp[1].sc_bypass = MEMORY;
+        tp[2].ctl_enable = MEMORY;
+        p = plan_on(b, tp, ELEMENTSOF(tp));
+        _cleanup_free_ char *tptext2 = plan_text(p);
+        ck_assert_str_eq(tptext2, "write w cgroup.subtree_control #memory\n"
+                                  "write w/a cgroup.controllers +memory\n"
+                                  "write w/a memory.high 1G\n");
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        plan_free(p);
+        _cleanup_free_ char *mh0 = file_text("w/a", "memory.high");
+        ck_assert_str_eq(mh0, "1073741824\n");
+        /* and back: the same again the other way */
+        DesiredCgroup tb[ELEMENTSOF(tree)];
+        memcpy(tb, tree, sizeof(tree));
+        tb[2].ctl_bypass = MEMORY;
+        p = plan_on(b, tb, ELEMENTSOF(tb));
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        plan_free(p);
+        _cleanup_free_ char *mh1 = file_text("w/a", "memory.high");
+        ck_assert_str_eq(mh1, "1073741824\n");
+
         /* a reload with one value changed and one taken out: one write, the rest left */
         DesiredValue changed[] = { { "memory.max", "8G", { "t.conf", 10 } }, { "cpu.weight", "50", { "t.conf", 11 } } };
         DesiredCgroup t2[ELEMENTSOF(tree)];

@@ -90,6 +90,30 @@ static bool path_at_or_below(const char *path, const char *top) {
         return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/*
+ * Whether @op (earlier in the plan) may make or replace the css that the
+ * value file @file of @path belongs to: a mkdir of it or above it, or a
+ * control write above it (or its own cgroup.controllers) that names the
+ * file's controller. Its own cgroup.subtree_control concerns its children.
+ */
+static bool op_touches(const PlanOp *op, const char *path, const char *file) {
+        size_t n = strcspn(file, ".");
+
+        if (op->if_differs || !path_at_or_below(path, op->path))
+                return false;
+        if (op->type == PLAN_OP_MKDIR)
+                return true;
+        if (streq(op->path, path) && streq(op->file, "cgroup.subtree_control"))
+                return false;
+        for (const char *s = op->value; s && *s;) {
+                size_t len = strcspn(s, " ");
+                if (len == n + 1 && strncmp(s + 1, file, n) == 0)
+                        return true;
+                s += len + (s[len] == ' ');
+        }
+        return false;
+}
+
 int plan_drop_in_sync(Plan *p, Backend *b) {
         size_t k = 0;
 
@@ -100,7 +124,7 @@ int plan_drop_in_sync(Plan *p, Backend *b) {
                 if (op->if_differs) {
                         bool touched = false;
                         for (size_t j = 0; j < k && !touched; j++)
-                                touched = !p->ops[j].if_differs && path_at_or_below(op->path, p->ops[j].path);
+                                touched = op_touches(&p->ops[j], op->path, op->file);
                         _cleanup_free_ char *shown = NULL;
                         if (!touched) {
                                 int r = backend_read(b, op->path, op->file, &shown);
