@@ -58,34 +58,11 @@ static void render_done(Render *r) {
  * What unmodeled files hold: the kernel's value for a fresh cgroup where
  * that is a constant, else nothing (statistics, usage, events).
  */
+/* What an unmodeled file shows in a new cgroup: a controller file's default (cfvalue.h), or empty. */
 static const char *default_content(const char *name) {
-        static const struct {
-                const char *name;
-                const char *content;
-        } table[] = {
-                { "cgroup.freeze",         "0\n" },
-                { "cpu.weight",            "100\n" },
-                { "cpu.weight.nice",       "0\n" },
-                { "cpu.idle",              "0\n" },
-                { "cpu.max",               "max 100000\n" },
-                { "cpu.max.burst",         "0\n" },
-                { "cpuset.cpus.partition", "member\n" },
-                { "memory.min",            "0\n" },
-                { "memory.low",            "0\n" },
-                { "memory.high",           "max\n" },
-                { "memory.max",            "max\n" },
-                { "memory.oom.group",      "0\n" },
-                { "pids.max",              "max\n" },
-        };
-        size_t n = strlen(name);
-
-        for (size_t i = 0; i < ELEMENTSOF(table); i++)
-                if (streq(table[i].name, name))
-                        return table[i].content;
-        /* hugetlb.<size>.max and hugetlb.<size>.rsvd.max */
-        if (startswith(name, "hugetlb.") && n > 4 && streq(name + n - 4, ".max"))
-                return "max\n";
-        return "";
+        if (streq(name, "cgroup.freeze"))
+                return "0\n";
+        return cfvalue_default(name) ?: "";
 }
 
 static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
