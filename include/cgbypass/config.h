@@ -67,6 +67,14 @@ typedef struct DaemonSettings {
         ConfigLocation state_directory_loc;
 } DaemonSettings;
 
+/* A controller file's value in a [cgroup] section: "memory.max = 4G". */
+typedef struct ConfigValue {
+        char *file;                     /* an interface file name, checked against cfvalue.h */
+        char *value;                    /* as written (after inih's trimming); its syntax checked
+                                         * (NULL while loading: a refused value) */
+        ConfigLocation loc;
+} ConfigValue;
+
 /* One [cgroup] section. A key's location has line 0 when the key is absent. */
 typedef struct CgroupSpec {
         char *path;                     /* absolute, normalized; "/" is the root */
@@ -74,6 +82,9 @@ typedef struct CgroupSpec {
         ControllerChange subtree_control;       /* desired cgroup.subtree_control */
         ControllerChange controllers;           /* re-enable (+) / bypass (#) in cgroup.controllers;
                                                  * .disable is always 0 */
+
+        ConfigValue *values;            /* controller files to set, in reading order */
+        size_t n_values;
 
         ConfigLocation section_loc;     /* the [cgroup] line */
         ConfigLocation path_loc;

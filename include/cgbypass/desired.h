@@ -15,6 +15,7 @@ typedef struct DesiredSet {
         size_t n;
         char **strings;         /* what the items point to, owned here */
         size_t n_strings;
+        DesiredValue *values;   /* what the items' values point into, owned here */
 } DesiredSet;
 
 void desired_set_done(DesiredSet *s);

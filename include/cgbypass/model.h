@@ -201,6 +201,49 @@ bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file)
  */
 int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret);
 
+/*
+ * Values of controller files (model-values.c). The model keeps, per
+ * cgroup, what each written controller file shows, with the kernel's syntax
+ * and normalization (cfvalue.h); a file never written shows its default. A
+ * value lives as long as the cgroup's css of that controller: when the css
+ * goes (the controller is disabled or bypassed above), so does the value.
+ * cgroup_write() leaves these files alone (-ENOSYS), so traces and the
+ * native and emulated backends, whose kernels keep the values, are unchanged;
+ * the sim backend and the planner use these calls.
+ */
+
+/**
+ * cgroup_value_write() - write(2) of a value to a controller file of @c
+ * @value: the bytes of one write, without a newline
+ *
+ * Return: 0; -ENOENT (no such file in @c); -EINVAL (a read-only file, or a
+ * value the kernel's syntax refuses); -ERANGE; -ENODEV (a device the model
+ * does not have); -ENOSYS (a file whose syntax the model does not know);
+ * -ENOMEM. Nothing changes on failure.
+ */
+int cgroup_value_write(Hierarchy *h, Cgroup *c, const char *file, const char *value, Reason *reterr_reason);
+
+/**
+ * cgroup_value_read() - what a controller file of @c shows
+ *
+ * Return: 0 with a malloc'ed text; -ENOENT (no such file in @c); -ENOSYS
+ * (syntax not known); -ENOMEM.
+ */
+int cgroup_value_read(const Hierarchy *h, const Cgroup *c, const char *file, char **ret);
+
+/* Set what FILE shows as saved earlier (no checks beyond the file's presence). -ENOENT, -ENOMEM. */
+int cgroup_value_restore(Hierarchy *h, Cgroup *c, const char *file, const char *shown);
+
+/* The @i-th value kept for @c (file order of writing). Return: 0, -ENOENT past the end. */
+int cgroup_value_get(const Hierarchy *h, const Cgroup *c, size_t i, const char **ret_file, const char **ret_shown);
+
+/* Forget the values whose css is gone, in @top's subtree. Call after a successful control write. */
+void hierarchy_values_prune(Hierarchy *h, Cgroup *top);
+
+/* A shown text on one line without spaces ("\n", "\s", "\\"), and back. */
+int cgroup_value_escape(const char *shown, char **ret);
+int cgroup_value_unescape(const char *text, char **ret);
+
 /* Tree navigation. Children are kept in creation order. */
 const char *cgroup_name(const Cgroup *c);        /* "" for the root */
 Cgroup *cgroup_parent(const Cgroup *c);

@@ -10,6 +10,9 @@
  * Return: 0, -EINVAL (no digits, trailing junk), -ERANGE (overflow).
  */
 int kstrtoint(const char *s, unsigned base, int *ret);
+/* the same for unsigned long long (a leading '+' is taken) and long long */
+int kstrtoull(const char *s, unsigned base, unsigned long long *ret);
+int kstrtoll(const char *s, unsigned base, long long *ret);
 
 /* kernel: strstrip(): cut leading and trailing isspace() characters in place. */
 char *kstrstrip(char *s);

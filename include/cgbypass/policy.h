@@ -21,6 +21,13 @@ typedef struct Origin {
         unsigned line;
 } Origin;
 
+/* A controller file's desired value: "memory.max" = "4G". */
+typedef struct DesiredValue {
+        const char *file;
+        const char *value;      /* as configured; written as it is */
+        Origin origin;          /* the key */
+} DesiredValue;
+
 typedef struct DesiredCgroup {
         const char *path;       /* absolute cgroup path, normalized ("/a/b"; "/" is the root) */
         bool create;            /* mkdir it (and missing parents that are also desired) */
@@ -31,6 +38,9 @@ typedef struct DesiredCgroup {
         Origin origin;          /* the section */
         Origin sc_origin;       /* the subtree-control key */
         Origin ctl_origin;      /* the controllers key */
+        /* controller files to set, after the cgroup's controllers are as desired */
+        const DesiredValue *values;
+        size_t n_values;
 } DesiredCgroup;
 
 typedef enum PlanOpType {
@@ -45,6 +55,11 @@ typedef struct PlanOp {
         char *value;            /* PLAN_OP_WRITE: "+cpu #io" */
         char *undo;             /* PLAN_OP_WRITE: the write that restores the state before */
         size_t desired;         /* index of the DesiredCgroup this serves */
+        /*
+         * A value of a controller file (memory.max): written only when the file
+         * shows something else when its turn comes; its undo is found then.
+         */
+        bool if_differs;
 } PlanOp;
 
 typedef struct Plan {
@@ -83,6 +98,12 @@ void policy_errors_done(PolicyErrors *e);
  * the desired state does not name is never written, and if the change needs
  * it cleared, that is an error.
  *
+ * Values of controller files come last, in pre-order, once every control
+ * write has made the files appear; a file the cgroup will not have (its
+ * controller bypassed or not enabled there, the root, a file the kernel
+ * lacks) and a value the kernel refuses given the cgroup's other values are
+ * errors at the value's origin. Value writes are PlanOp.if_differs.
+ *
  * Return: 0; -EINVAL when @want cannot be reached (see @errors); -ENOMEM.
  */
 int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_want,
@@ -97,6 +118,24 @@ int plan_execute_model(const Plan *p, Hierarchy *h, size_t *reterr_index, Reason
 
 /* Print the plan in the trace format (mkdir/write lines). */
 void plan_print(const Plan *p, FILE *f);
+
+typedef struct Backend Backend;
+
+/**
+ * plan_drop_in_sync() - leave out the value writes that would change nothing
+ * @p: a plan from policy_plan()
+ * @b: the backend it will run on
+ *
+ * A value write is dropped when its file shows that value already (read
+ * through @b, compared as the kernel normalizes: "4G" is "4294967296") and
+ * no earlier operation of @p may make or replace its css (a mkdir of the
+ * cgroup or a parent, a control write above it naming the file's controller:
+ * then plan_apply() decides when the write's turn comes). An empty plan then
+ * means in sync.
+ *
+ * Return: 0, -ENOMEM.
+ */
+int plan_drop_in_sync(Plan *p, Backend *b);
 
 /* A difference between desired and found state, for drift reports. */
 typedef struct Drift {
@@ -119,8 +158,6 @@ void drift_free_array(Drift *d, size_t n);
 /* Words for a refusal: "the parent does not bypass memory" (no path, no trailing period). */
 const char *policy_reason_text(int error, Reason reason);
 
-typedef struct Backend Backend;
-
 /* What plan_apply() did when it failed. */
 typedef struct ApplyFailure {
         size_t index;           /* the operation that failed */
@@ -139,7 +176,9 @@ typedef struct ApplyFailure {
  *
  * Operations run in order. When one fails, the ones already made are undone
  * in reverse order (a write by writing its undo value, a mkdir by rmdir), so
- * the hierarchy is as before. Return: 0; the failing operation's -errno
- * (then @reterr says what happened, including an undo that failed too).
+ * the hierarchy is as before. A value write (PlanOp.if_differs) reads its file
+ * first and is skipped when the file already shows the value; otherwise
+ * what the file showed becomes its undo. Return: 0; the failing operation's
+ * -errno (then @reterr says what happened, including an undo that failed too).
  */
 int plan_apply(const Plan *p, Backend *b, ApplyFailure *reterr);

@@ -47,8 +47,8 @@ static int vet_write(const Hierarchy *h, const ChangeRequest *req, Reason *ret_r
 }
 
 static const char *op_controller(const PlanOp *op, char *buf, size_t size) {
-        /* the first token of the write: "+cpu #io" -> "cpu" */
-        if (!op->value || !op->value[0])
+        /* the first token of the write: "+cpu #io" -> "cpu"; a controller file's value names none */
+        if (op->if_differs || !op->value || !op->value[0])
                 return NULL;
         (void) snprintf(buf, size, "%s", op->value + 1);
         buf[strcspn(buf, " ")] = '\0';

@@ -323,7 +323,8 @@ static int plan_with(Manager *m, const DesiredSet *desired, ClientChanges *chang
 }
 
 int manager_plan(Manager *m, Plan **ret, ConfigErrors *errs) {
-        return plan_with(m, &m->desired, &m->changes, ret, errs);
+        int r = plan_with(m, &m->desired, &m->changes, ret, errs);
+        return r < 0 ? r : plan_drop_in_sync(*ret, m->backend);
 }
 
 int manager_log_drift(Manager *m) {
@@ -446,6 +447,8 @@ int manager_apply_with(Manager *m, const DesiredSet *desired, ClientChanges *cha
         int r;
 
         r = plan_with(m, desired, changes, &p, errs);
+        if (r >= 0)
+                r = plan_drop_in_sync(p, m->backend);
         if (r < 0)
                 return r;
         r = plan_apply(p, m->backend, &f);

@@ -62,7 +62,8 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         (void) client_changes_prune(&next, c);
 
         r = manager_apply_with(m, &d, &next, errs, &writes);
-        if (r == -EINVAL) {
+        /* -EINVAL without problems recorded is the kernel's refusal of a write (a value, say) */
+        if (r == -EINVAL && config_errors_count(errs) > 0) {
                 for (size_t i = 0; i < config_errors_count(errs); i++)
                         log_error("%s", config_errors_get(errs, i));
                 log_error("The configuration cannot be applied (%zu problem(s)); kept the running one.",

@@ -14,6 +14,7 @@
 
 #include "../../src/lib/backend/backend-internal.h"
 #include "backend-test.h"
+#include "cgbypass/policy.h"
 
 static char *mnt;               /* the cgroup2 mount */
 static const char *X;           /* the controller the tests bypass */
@@ -503,6 +504,102 @@ START_TEST(test_knobs_and_type) {
 }
 END_TEST
 
+/* ---- values of controller files through the policy, on the kernel ---- */
+
+/* a value file of X and two values with what the kernel reads back */
+static const struct {
+        const char *controller, *file, *v1, *shown1, *v2, *shown2;
+} value_cases[] = {
+        { "hugetlb", "hugetlb.2MB.max", "3M", "2097152\n", "8M", "8388608\n" },
+        { "memory", "memory.max", "4G", "4294967296\n", "8G", "8589934592\n" },
+        { "pids", "pids.max", "100", "100\n", "0x20", "32\n" },
+        { "cpu", "cpu.max", "50000", "50000 100000\n", "max", "max 100000\n" },
+};
+
+static int count_ops(const char *op, void *userdata) {
+        (*(unsigned *) userdata)++;
+        return 0;
+}
+
+static int refuse_value(const char *op, void *userdata) {
+        return strstr(op, userdata) ? -EINVAL : 0;
+}
+
+static Plan *plan_values_on(Backend *b, const DesiredCgroup *d, size_t n) {
+        PolicyErrors e = {};
+        Plan *p = NULL;
+        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
+
+        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
+        ok(plan_drop_in_sync(p, b));
+        return p;
+}
+
+START_TEST(test_policy_values) {
+        _cleanup_(backend_freep) Backend *b = open_emu();
+        CgMask x = CGMASK(controller_from_string(X));
+        size_t i = 0;
+
+        while (i < ELEMENTSOF(value_cases) && !streq(value_cases[i].controller, X))
+                i++;
+        if (i == ELEMENTSOF(value_cases) || !kexists(".", value_cases[i].file))
+                return;         /* no value file of X that takes a value without a device */
+        fprintf(stderr, "# values through %s\n", value_cases[i].file);
+        const char *file = value_cases[i].file;
+        DesiredValue v = { file, value_cases[i].v1, { "t.conf", 5 } };
+        DesiredCgroup d[] = {
+                { .path = "/", .sc_enable = x },
+                { .path = "/A", .create = true, .values = &v, .n_values = 1 },
+        };
+        unsigned writes = 0;
+        ApplyFailure f = {};
+        Plan *p;
+
+        p = plan_values_on(b, d, ELEMENTSOF(d));
+        ok(plan_apply(p, b, &f));
+        plan_free(p);
+        kassert("A", file, value_cases[i].shown1);
+
+        /* re-apply: the kernel's normalized text is in sync with the configured one, no write at all */
+        p = plan_values_on(b, d, ELEMENTSOF(d));
+        ck_assert_uint_eq(p->n_ops, 0);
+        backend_set_fault_hook(b, count_ops, &writes);
+        ok(plan_apply(p, b, &f));
+        backend_set_fault_hook(b, NULL, NULL);
+        ck_assert_uint_eq(writes, 0);
+        plan_free(p);
+
+        /* a changed value: one write */
+        v.value = value_cases[i].v2;
+        p = plan_values_on(b, d, ELEMENTSOF(d));
+        ck_assert_uint_eq(p->n_ops, 1);
+        backend_set_fault_hook(b, count_ops, &writes);
+        ok(plan_apply(p, b, &f));
+        backend_set_fault_hook(b, NULL, NULL);
+        ck_assert_uint_eq(writes, 1);
+        plan_free(p);
+        kassert("A", file, value_cases[i].shown2);
+
+        /* refused at its turn (the fault hook stands in for the kernel): the new cgroup goes again */
+        _cleanup_free_ char *needle = test_strdupf(" %s ", file);
+        DesiredCgroup d2[] = {
+                { .path = "/", .sc_enable = x },
+                { .path = "/A", .create = true, .values = &v, .n_values = 1 },
+                { .path = "/A2", .create = true },
+        };
+        v.value = value_cases[i].v1;
+        p = plan_values_on(b, d2, ELEMENTSOF(d2));
+        ck_assert_uint_eq(p->n_ops, 2);
+        backend_set_fault_hook(b, refuse_value, needle);
+        ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
+        backend_set_fault_hook(b, NULL, NULL);
+        ck_assert_uint_eq(f.undone, 1);
+        plan_free(p);
+        ck_assert(!kexists("A2", NULL));
+        kassert("A", file, value_cases[i].shown2);
+}
+END_TEST
+
 START_TEST(test_auto) {
         _cleanup_(backend_freep) Backend *b = NULL;
         _cleanup_free_ char *msg = NULL, *plain = NULL;
@@ -541,6 +638,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_rmdir_drops_passthrough);
         tcase_add_test(tc, test_knobs_and_type);
         tcase_add_test(tc, test_auto);
+        tcase_add_test(tc, test_policy_values);
         suite_add_tcase(s, tc);
         return s;
 }

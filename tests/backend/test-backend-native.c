@@ -14,6 +14,7 @@
 
 #include "../../src/lib/backend/backend-internal.h"
 #include "backend-test.h"
+#include "cgbypass/policy.h"
 
 static const char *mnt;
 static char *state;
@@ -247,6 +248,80 @@ START_TEST(test_fault_hook) {
 }
 END_TEST
 
+static int count_ops(const char *op, void *userdata) {
+        (*(unsigned *) userdata)++;
+        return 0;
+}
+
+static Plan *plan_values_on(Backend *b, const DesiredCgroup *d, size_t n) {
+        PolicyErrors e = {};
+        Plan *p = NULL;
+        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
+
+        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
+        ok(plan_drop_in_sync(p, b));
+        return p;
+}
+
+/*
+ * Values through the policy on the kernel with the series: written after the
+ * writes that make the files appear, in sync on re-apply (zero writes), and
+ * a value the kernel itself refuses (misc.max of SEV on a machine without
+ * SEV: EINVAL) fails the apply, which is undone.
+ */
+START_TEST(test_policy_values) {
+        _cleanup_(backend_freep) Backend *b = open_native();
+        _cleanup_free_ char *sc = kpath(".", "cgroup.subtree_control"), *before = test_read_file(sc);
+        DesiredValue v[] = { { "memory.max", "4G", { "t.conf", 5 } }, { "cpu.max", "max", { "t.conf", 6 } } };
+        DesiredCgroup d[] = {
+                { .path = "/", .sc_enable = CGMASK(CONTROLLER_MEMORY) | CGMASK(CONTROLLER_CPU) },
+                { .path = "/V", .create = true, .values = v, .n_values = 2 },
+        };
+        unsigned writes = 0;
+        ApplyFailure f = {};
+        Plan *p;
+
+        ck_assert_ptr_nonnull(before);
+        p = plan_values_on(b, d, ELEMENTSOF(d));
+        ok(plan_apply(p, b, &f));
+        plan_free(p);
+        kassert("V", "memory.max", "4294967296\n");
+        kassert("V", "cpu.max", "max 100000\n");
+
+        p = plan_values_on(b, d, ELEMENTSOF(d));
+        ck_assert_uint_eq(p->n_ops, 0);
+        backend_set_fault_hook(b, count_ops, &writes);
+        ok(plan_apply(p, b, &f));
+        backend_set_fault_hook(b, NULL, NULL);
+        ck_assert_uint_eq(writes, 0);
+        plan_free(p);
+
+        DesiredValue v2[] = { { "memory.max", "8G", { "t.conf", 5 } }, { "misc.max", "sev 10", { "t.conf", 7 } } };
+        DesiredCgroup d2[] = {
+                { .path = "/", .sc_enable = CGMASK(CONTROLLER_MEMORY) | CGMASK(CONTROLLER_CPU) |
+                                            CGMASK(CONTROLLER_MISC) },
+                { .path = "/V", .create = true, .values = v2, .n_values = 2 },
+                { .path = "/V2", .create = true },
+        };
+        _cleanup_free_ char *sc_before = test_read_file(sc);
+        p = plan_values_on(b, d2, ELEMENTSOF(d2));
+        ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
+        ck_assert_uint_eq(f.index, p->n_ops - 1);
+        ck_assert_uint_eq(f.undone, p->n_ops - 1);
+        ck_assert_int_eq(f.undo_error, 0);
+        plan_free(p);
+        ck_assert(!kexists("V2", "cgroup.procs"));
+        kassert("V", "memory.max", "4294967296\n");
+        kassert(".", "cgroup.subtree_control", sc_before);
+        ck_assert_uint_eq(disagreements, 0);
+
+        ok(backend_rmdir(b, "V", NULL));
+        if (!strstr(before, "memory"))
+                (void) test_write_file(sc, "-memory");
+        check_reload(b);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("backend-native");
         TCase *tc = tcase_create("native");
@@ -256,6 +331,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_processes);
         tcase_add_test(tc, test_threaded);
         tcase_add_test(tc, test_fault_hook);
+        tcase_add_test(tc, test_policy_values);
         tcase_set_timeout(tc, 120);
         suite_add_tcase(s, tc);
         return s;

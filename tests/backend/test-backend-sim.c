@@ -10,6 +10,7 @@
 
 #include "../../src/lib/backend/cgroupfs.h"
 #include "backend-test.h"
+#include "cgbypass/cfvalue.h"
 
 static char *tmp, *root, *state;
 
@@ -132,7 +133,11 @@ START_TEST(test_doc_example) {
         ck_assert_int_eq(backend_rmdir(b, "A/B", &reason), -EBUSY);
         ck_assert_int_eq(reason, REASON_HAS_CHILDREN);
         ck_assert_int_eq(backend_mkdir(b, "A/B", &reason), -EEXIST);
-        ck_assert_int_eq(backend_write(b, "A", "cpu.weight", "50", NULL), -ENOSYS);
+        ck_assert_int_eq(backend_write(b, "A", "cpu.weight", "0", &reason), -ERANGE);
+        ck_assert_int_eq(reason, REASON_RANGE);
+        ck_assert_int_eq(backend_write(b, "A", "memory.max", "4G", &reason), -ENOENT);
+        ck_assert_int_eq(reason, REASON_NO_SUCH_FILE);
+        ck_assert_int_eq(backend_write(b, "A", "cpu.stat", "1", &reason), -EINVAL);
         ck_assert_int_eq(backend_write(b, "nope", "cgroup.subtree_control", "+cpu", &reason), -ENOENT);
         ck_assert_int_eq(reason, REASON_NO_SUCH_CGROUP);
         _cleanup_free_ char *after = test_digest(root), *dump2 = test_dump(backend_get_model(b));
@@ -545,7 +550,8 @@ START_TEST(test_random_sequences) {
                         target = strdup(path);
                         r = backend_write(b, target, file, value, &rb);
                         ck_assert_int_eq(hierarchy_lookup(mirror, target, &c), 0);
-                        m = cgroup_write(mirror, c, file, value, &rm);
+                        m = cfvalue_known(file) ? cgroup_value_write(mirror, c, file, value, &rm)
+                                                : cgroup_write(mirror, c, file, value, &rm);
                 }
 
                 _cleanup_free_ char *mdump = test_dump(mirror), *bdump = test_dump(backend_get_model(b));

@@ -357,7 +357,8 @@ START_TEST(test_keys) {
                       "@/bad/keys.conf:4: unknown key 'path' in [daemon]; known keys are "
                       "cgroup-root, backend and state-directory",
                       "@/bad/keys.conf:7: unknown key 'user' in [cgroup]; known keys are "
-                      "path, create, subtree-control and controllers",
+                      "path, create, subtree-control and controllers, and the writable files of "
+                      "controllers (memory.max, cpu.weight, ...)",
                       "@/bad/keys.conf:8: missing key name before '='",
                       "@/bad/keys.conf:12: unknown key 'subtree-control' in [delegate]; known keys are "
                       "path, user, controllers and create");

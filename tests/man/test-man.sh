@@ -8,7 +8,8 @@
 #   cgbypassd.8       every option of 'cgbypassd --help', as a tagged paragraph
 #   cgbypassctl.1     every option and command of 'cgbypassctl --help', likewise
 #   cgbypassd.conf.5  every key each section takes in src/lib/config/config.c,
-#                     under that section's heading, and the compiled-in defaults
+#                     under that section's heading, the compiled-in defaults,
+#                     and every controller file of src/lib/model/cfvalue.c
 #   org.cgbypass1.5   every member of dbus/org.cgbypass1.Manager.xml, every error
 #                     name of include/cgbypass/bus-errors.h, every polkit action
 # and nothing the code does not have (an option, command, key or error name
@@ -141,19 +142,18 @@ expect_all "cgbypassctl.1 documents no command that cgbypassctl --help lacks" \
 
 # ---- cgbypassd.conf.5: the keys of every section ----
 
-# "SECTION KEY" for every key a section takes: key_names[] maps KEY_X to its name,
-# section_info[] names each section and the K(KEY_X) it takes.
+# "SECTION KEY" for every key a section takes: section_info[] names each
+# section; key_table[] lists { SECTION_X, "key", ... } (the KEY() macro too).
 perl -0777 -ne '
-	my %name;
-	$name{$1} = $2 while /\[(KEY_[A-Z_]+)\]\s*=\s*"([^"]+)"/g;
+	my %section;
 	/section_info\[\]\s*=\s*\{(.*?)\n\};/s or die "no section_info[]\n";
+	my $s = $1;
+	$section{$2} = $1 while $s =~ /\{\s*"([a-z]+)"\s*,\s*(SECTION_[A-Z]+)\s*\}/g;
+	/key_table\[\]\s*=\s*\{(.*?)\n\};/s or die "no key_table[]\n";
 	my $table = $1;
-	while ($table =~ /\{\s*"([a-z]+)"\s*,\s*SECTION_[A-Z]+\s*,(.*?)\}/sg) {
-		my ($section, $keys) = ($1, $2);
-		for my $k ($keys =~ /K\((KEY_[A-Z_]+)\)/g) {
-			die "no name for $k\n" unless defined $name{$k};
-			print "$section $name{$k}\n";
-		}
+	while ($table =~ /(?:KEY\(|\{)\s*(SECTION_[A-Z]+)\s*,\s*"([a-z-]+)"/g) {
+		die "no section for $1\n" unless defined $section{$1};
+		print "$section{$1} $2\n";
 	}' "$src/src/lib/config/config.c" | sort -u >"$work/conf-keys"
 nonempty "src/lib/config/config.c: section keys" "$work/conf-keys" 10
 # the sections the page documents: its "[NAME] SECTION" headings
@@ -180,10 +180,24 @@ for name in cgbypassd.8 cgbypassd.conf.5; do
 	[ -z "$missing" ] && ok "$name names the compiled-in defaults" ||
 		not_ok "$name lacks the compiled-in defaults:$missing"
 done
-limit=$(sed -nE 's/^#define INI_SECTION_NAME_MAX ([0-9]+).*/\1/p' "$src/src/lib/config/config.c")
+limit=$(sed -nE 's/^#define INI_SECTION_NAME_MAX ([0-9]+).*/\1/p' "$src/src/lib/config/config-parser.h")
 [ -n "$limit" ] && grep -q "section name holds at most $limit bytes" "$work/cgbypassd.conf.5.txt" &&
 	ok "cgbypassd.conf.5 states the section name limit ($limit bytes)" ||
-	not_ok "cgbypassd.conf.5 does not state the section name limit of src/lib/config/config.c ('$limit')"
+	not_ok "cgbypassd.conf.5 does not state the section name limit of src/lib/config/config-parser.h ('$limit')"
+
+# the controller files a [cgroup] section may set: value_types[] of cfvalue.c,
+# each a tagged paragraph "FILE = VALUE" under "CONTROLLER FILES"
+perl -0777 -ne '
+	/value_types\[\]\s*=\s*\{(.*?)\n\};/s or die "no value_types[]\n";
+	my $t = $1;
+	print "$1\n" while $t =~ /\{\s*"([a-z0-9_.]+)"\s*,/g;' "$src/src/lib/model/cfvalue.c" | sort -u >"$work/value-files"
+nonempty "src/lib/model/cfvalue.c: value files" "$work/value-files" 10
+tags cgbypassd.conf.5 "CONTROLLER FILES" | sed -nE 's/^([a-z][a-z0-9_.]*\.[a-z0-9_.]+) = .*/\1/p' |
+	sort -u >"$work/value-files-documented"
+expect_all "cgbypassd.conf.5 documents every controller file a [cgroup] section may set" \
+	"$work/value-files" "$work/value-files-documented"
+expect_all "cgbypassd.conf.5 documents no controller file that cgbypassd cannot set" \
+	"$work/value-files-documented" "$work/value-files"
 
 # ---- org.cgbypass1.5: members, errors, polkit actions ----
 

@@ -90,6 +90,8 @@ typedef struct StateCgroup {
         bool threaded;
         CgMask subtree_control, subtree_bypass, enable_ss_mask;
         int max_depth, max_descendants;  /* INT_MAX: "max" */
+        char **values;          /* sim: file, shown, file, shown, ... (NULL-terminated) */
+        size_t n_values;        /* pairs */
 } StateCgroup;
 
 typedef struct State {

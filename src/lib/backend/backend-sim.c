@@ -15,6 +15,7 @@
 
 #include "backend-internal.h"
 #include "cgbypass/cftype.h"
+#include "cgbypass/cfvalue.h"
 #include "cgroupfs.h"
 
 #define SIM_STATE "sim.state"
@@ -57,34 +58,11 @@ static void render_done(Render *r) {
  * What unmodeled files hold: the kernel's value for a fresh cgroup where
  * that is a constant, else nothing (statistics, usage, events).
  */
+/* What an unmodeled file shows in a new cgroup: a controller file's default (cfvalue.h), or empty. */
 static const char *default_content(const char *name) {
-        static const struct {
-                const char *name;
-                const char *content;
-        } table[] = {
-                { "cgroup.freeze",         "0\n" },
-                { "cpu.weight",            "100\n" },
-                { "cpu.weight.nice",       "0\n" },
-                { "cpu.idle",              "0\n" },
-                { "cpu.max",               "max 100000\n" },
-                { "cpu.max.burst",         "0\n" },
-                { "cpuset.cpus.partition", "member\n" },
-                { "memory.min",            "0\n" },
-                { "memory.low",            "0\n" },
-                { "memory.high",           "max\n" },
-                { "memory.max",            "max\n" },
-                { "memory.oom.group",      "0\n" },
-                { "pids.max",              "max\n" },
-        };
-        size_t n = strlen(name);
-
-        for (size_t i = 0; i < ELEMENTSOF(table); i++)
-                if (streq(table[i].name, name))
-                        return table[i].content;
-        /* hugetlb.<size>.max and hugetlb.<size>.rsvd.max */
-        if (startswith(name, "hugetlb.") && n > 4 && streq(name + n - 4, ".max"))
-                return "max\n";
-        return "";
+        if (streq(name, "cgroup.freeze"))
+                return "0\n";
+        return cfvalue_default(name) ?: "";
 }
 
 static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
@@ -117,6 +95,8 @@ static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
                         goto fail;
                 }
                 r = cgroup_read(h, c, f->name, &f->content);
+                if (r == -ENOSYS && cfvalue_known(f->name))
+                        r = cgroup_value_read(h, c, f->name, &f->content);
                 if (r == -EINVAL)
                         mode = 0200;    /* no read handler (cgroup.kill) */
                 if (r == -EINVAL || r == -ENOSYS || r == -EOPNOTSUPP) {
@@ -482,6 +462,8 @@ static int model_from_state(const State *st, const char *where, Hierarchy **ret,
                         r = hierarchy_lookup(h, sc->path, &c);
                 if (r >= 0)
                         r = state_apply_limits(h, c, sc->max_depth, sc->max_descendants);
+                for (size_t j = 0; r >= 0 && j < sc->n_values; j++)
+                        r = cgroup_value_restore(h, c, sc->values[2 * j], sc->values[2 * j + 1]);
                 if (r < 0)
                         return backend_msg(reterr_msg, r == -ENOMEM ? r : -EUCLEAN,
                                            "%s: the cgroup '%s' cannot be loaded into the model: %s",
@@ -651,6 +633,43 @@ static const Cgroup *write_region(const Cgroup *c, const char *file, bool *ret_s
         return c;
 }
 
+/* A controller file's value: only @path's own directory changes. */
+static int sim_write_value(Backend *b, Cgroup *c, const char *file, const char *value, Reason *reterr_reason) {
+        _cleanup_free_ char *old = NULL, *old_linked = NULL;
+        const char *linked = cfvalue_linked(file);
+        Render before = {}, after = {};
+        int r;
+
+        r = cgroup_value_read(b->model, c, file, &old);
+        if (r >= 0 && linked)
+                r = cgroup_value_read(b->model, c, linked, &old_linked);
+        if (r >= 0)
+                r = render_region(b->model, c, false, &before);
+        if (r == -ENOENT && reterr_reason)
+                *reterr_reason = REASON_NO_SUCH_FILE;
+        if (r < 0)
+                return r;
+        r = cgroup_value_write(b->model, c, file, value, reterr_reason);
+        if (r < 0) {
+                render_done(&before);
+                return r;
+        }
+        r = render_region(b->model, c, false, &after);
+        if (r >= 0) {
+                r = apply_render(b, &before, &after);
+                if (r < 0)
+                        (void) apply_render(b, &after, &before);
+        }
+        if (r < 0) {
+                (void) cgroup_value_restore(b->model, c, file, old);
+                if (linked)
+                        (void) cgroup_value_restore(b->model, c, linked, old_linked);
+        }
+        render_done(&before);
+        render_done(&after);
+        return r;
+}
+
 static int sim_write(Backend *b, const char *path, const char *file, const char *value, Reason *reterr_reason) {
         _cleanup_free_ char *top_path = NULL;
         Render before = {}, after = {};
@@ -666,6 +685,8 @@ static int sim_write(Backend *b, const char *path, const char *file, const char 
         r = model_lookup(b->model, path, &c, reterr_reason);
         if (r < 0)
                 return r;
+        if (cfvalue_known(file))
+                return sim_write_value(b, c, file, value, reterr_reason);
         top = write_region(c, file, &subtree);
         r = backend_cgroup_relpath(top, &top_path);
         if (r >= 0)
@@ -701,6 +722,8 @@ static int sim_read(Backend *b, const char *path, const char *file, char **ret) 
         if (r < 0)
                 return r;
         r = cgroup_read(b->model, c, file, ret);
+        if (r == -ENOSYS && cfvalue_known(file))
+                r = cgroup_value_read(b->model, c, file, ret);
         if (r == -ENOSYS) {
                 *ret = strdup(default_content(file));
                 return *ret ? 0 : -ENOMEM;

@@ -9,7 +9,10 @@
  *   root /srv/sim
  *   controllers cpuset,cpu,io,memory
  *   cgroup threaded=0 subtree_control=cpu subtree_bypass=io enable_ss_mask= max_depth=max max_descendants=max path=A/B
+ *   value file=cpu.max shown=50000\s100000\n path=A/B
  *
+ * A "value" record (sim) belongs to the cgroup record before it: what a
+ * controller file shows, escaped onto one line (cgroup_value_escape()).
  * "root" and "path" take the rest of the line (names may hold spaces; the
  * model refuses newlines in names). Records are in pre-order.
  */
@@ -24,8 +27,10 @@
 #define STATE_FORMAT 1
 
 void state_done(State *s) {
-        for (size_t i = 0; i < s->n; i++)
+        for (size_t i = 0; i < s->n; i++) {
                 free(s->cgroups[i].path);
+                strv_freep(&s->cgroups[i].values);
+        }
         free(s->cgroups);
         free(s->backend);
         free(s->root);
@@ -94,6 +99,36 @@ static int parse_cgroup(char *line, StateCgroup *c) {
         return c->path ? 0 : -ENOMEM;
 }
 
+/* "file=F shown=ESCAPED path=P" for the cgroup record @c */
+static int parse_value(char *line, StateCgroup *c) {
+        _cleanup_free_ char *shown = NULL;
+        char *path = strstr(line, " path="), *sp;
+
+        if (!path || !startswith(line, "file="))
+                return -EINVAL;
+        *path = '\0';
+        if (!streq(path + strlen(" path="), c->path))
+                return -EINVAL;
+        line += strlen("file=");
+        sp = strstr(line, " shown=");
+        if (!sp)
+                return -EINVAL;
+        *sp = '\0';
+        if (cgroup_value_unescape(sp + strlen(" shown="), &shown) < 0)
+                return -EINVAL;
+        char **v = reallocarray(c->values, 2 * c->n_values + 3, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        c->values = v;
+        v[2 * c->n_values] = strdup(line);
+        v[2 * c->n_values + 1] = TAKE_PTR(shown);
+        v[2 * c->n_values + 2] = NULL;
+        if (!v[2 * c->n_values])
+                return -ENOMEM;
+        c->n_values++;
+        return 0;
+}
+
 int state_load(int state_fd, const char *state_dir, const char *name, State *ret, char **reterr_msg) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
@@ -146,6 +181,15 @@ int state_load(int state_fd, const char *state_dir, const char *name, State *ret
                         r = controller_mask_from_list(line + 12, &s.controllers, NULL);
                         if (r < 0) {
                                 r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: bad controller list",
+                                                state_dir, name, lineno);
+                                goto fail;
+                        }
+                } else if (startswith(line, "value ")) {
+                        r = s.n > 0 ? parse_value(line + 6, &s.cgroups[s.n - 1]) : -EINVAL;
+                        if (r == -ENOMEM)
+                                goto oom;
+                        if (r < 0) {
+                                r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: bad value record",
                                                 state_dir, name, lineno);
                                 goto fail;
                         }
@@ -218,6 +262,14 @@ static int state_format(const State *s, char **ret) {
                 print_limit(&b, "max_depth", c->max_depth);
                 print_limit(&b, "max_descendants", c->max_descendants);
                 strbuf_printf(&b, " path=%s\n", c->path);
+                for (size_t j = 0; j < c->n_values; j++) {
+                        _cleanup_free_ char *q = NULL;
+                        if (cgroup_value_escape(c->values[2 * j + 1], &q) < 0) {
+                                strbuf_done(&b);
+                                return -ENOMEM;
+                        }
+                        strbuf_printf(&b, "value file=%s shown=%s path=%s\n", c->values[2 * j], q, c->path);
+                }
         }
         return strbuf_steal(&b, ret);
 }
@@ -273,6 +325,22 @@ int state_from_model(const Hierarchy *h, bool only_bypass, State *ret) {
                 if (r >= 0)
                         r = limit_of(h, c, "cgroup.max.descendants", &v[s.n].max_descendants);
                 s.n++;
+                const char *file, *shown;
+                for (size_t j = 0; r >= 0 && !only_bypass && cgroup_value_get(h, c, j, &file, &shown) >= 0; j++) {
+                        StateCgroup *sc = &v[s.n - 1];
+                        char **nv = reallocarray(sc->values, 2 * j + 3, sizeof(char *));
+                        if (!nv) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        sc->values = nv;
+                        nv[2 * j] = strdup(file);
+                        nv[2 * j + 1] = strdup(shown);
+                        nv[2 * j + 2] = NULL;
+                        sc->n_values = j + 1;
+                        if (!nv[2 * j] || !nv[2 * j + 1])
+                                r = -ENOMEM;
+                }
                 if (r < 0) {
                         state_done(&s);
                         return r;

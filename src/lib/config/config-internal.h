@@ -60,6 +60,17 @@ int config_parse_controller_list(const Config *c, ConfigErrors *errs, const Conf
 int config_parse_user(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
                       const char *key, const char *value, uid_t *ret_uid, char **ret_name);
 
+/*
+ * A [cgroup] key that names an interface file: "memory.max". Records the
+ * problem when it is not a controller's writable file or the kernel's syntax
+ * for it refuses @value; else appends it to @cg.
+ */
+int config_parse_value(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                       const char *file, const char *value, CgroupSpec *cg);
+
+/* config-values.c: values below a delegation root, two views of one setting */
+int config_validate_values(const Config *c, ConfigErrors *errs);
+
 /**
  * config_validate() - the checks that need whole sections or the whole Config
  * @c: the Config after every file was read

@@ -582,6 +582,11 @@ int config_validate(Config *c, ConfigErrors *errs) {
                 return r;
         if (r < 0)
                 ret = r;
+        r = config_validate_values(c, errs);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                ret = r;
         return ret;
 }
 

@@ -1,68 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reading the configuration with inih. This is the only file that includes
- * ini.h (style.md section 10).
- *
- * What the format accepts, on Debian 12's libinih 55 (measured: the library
- * is built with INI_USE_STACK, INI_MAX_LINE 200, MAX_SECTION 50, multi-line
- * values, a UTF-8 BOM and ';' inline comments on; the limits are compiled in,
- * and pkg-config passes no -D):
- *
- *   - One statement per line: "[section]", "key = value" (inih also takes
- *     "key: value"), a comment or a blank line. Leading whitespace is
- *     ignored. Lines end in "\n" or "\r\n".
- *   - A line holds at most 197 bytes, leading whitespace included and the
- *     line ending not (inih's 200-byte buffer must hold "\r\n\0"). inih
- *     would split a longer line in two without a word; it is an error here.
- *   - A section name holds at most 49 bytes (inih cuts longer ones without
- *     a word; an error here). Section names and keys are exact and
- *     case-sensitive. After ']' only a ';' comment may follow (inih ignores
- *     anything there; an error here).
- *   - Comments: a line whose first non-blank byte is ';' or '#', and an
- *     inline comment from a ';' that follows whitespace: "a ; b" is "a",
- *     "a;b" stays "a;b". '#' starts no inline comment: "a # b" is "a # b".
- *   - Values are trimmed. An empty value is allowed where it means
- *     something: an empty subtree-control or controllers manages nothing.
- *   - No multi-line values. inih appends an indented line to the previous
- *     key's value (INI_ALLOW_MULTILINE); that turns an indented "key = value"
- *     into part of the key above it. We strip leading whitespace before inih
- *     sees a line, so indentation is cosmetic and an indented line without
- *     '=' is an error.
- *   - One UTF-8 byte order mark at the start of a file is skipped, as inih
- *     does. A NUL byte is an error (inih would end the line there).
- *
- * Values (config-validate.c): paths are absolute and normalized; booleans
- * are yes/no, true/false, on/off, 1/0 in any case; subtree-control and
- * controllers are tokens separated by blanks, each a prefix ('+', '-', '#';
- * controllers takes no '-') and a cgroup2 controller name, each controller
- * at most once; [delegate] controllers are names separated by blanks or
- * commas; user is an existing user name or a numeric uid.
- *
- * Sections: [daemon] at most once per file, its keys merged over the files
- * (a later file wins); [cgroup] and [delegate] once per cgroup path.
- *
- * inih gets its lines from our reader (ini_parse_stream()), which numbers
- * them, keeps the raw text, tracks the current section and reports every
- * syntax error itself, then hands inih a blank line instead. inih splits
- * "key = value" and strips comments; its return value (the first bad line
- * only) is a fallback that the reader leaves nothing for.
+ * ini.h (style.md section 10). The line format and how lines reach inih are
+ * config-reader.c's; the values are config-validate.c's.
  */
 #include <assert.h>
-#include <ctype.h>
 #include <dirent.h>
 #include <ini.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #include "cgbypass/config.h"
 #include "cgbypass/strbuf.h"
 #include "config-internal.h"
-
-/* Debian's libinih 55: MAX_SECTION is 50, a private #define in ini.c; names keep 49 bytes. */
-#define INI_SECTION_NAME_MAX 49
-
-/* Raw bytes kept per line. Longer lines are errors, so only their length matters. */
-#define RAW_LINE_MAX 4096
+#include "config-parser.h"
 
 /* ---- errors ---- */
 
@@ -221,8 +173,14 @@ Config *config_free(Config *c) {
                 return NULL;
         free(c->daemon.cgroup_root);
         free(c->daemon.state_directory);
-        for (size_t i = 0; i < c->n_cgroups; i++)
+        for (size_t i = 0; i < c->n_cgroups; i++) {
                 free(c->cgroups[i].path);
+                for (size_t j = 0; j < c->cgroups[i].n_values; j++) {
+                        free(c->cgroups[i].values[j].file);
+                        free(c->cgroups[i].values[j].value);
+                }
+                free(c->cgroups[i].values);
+        }
         free(c->cgroups);
         for (size_t i = 0; i < c->n_delegates; i++) {
                 free(c->delegates[i].path);
@@ -265,76 +223,165 @@ static void *grow_one(void *array, size_t n, size_t size) {
 
 /* ---- sections and keys ---- */
 
-typedef enum ConfigKey {
-        KEY_CGROUP_ROOT,
-        KEY_BACKEND,
-        KEY_STATE_DIRECTORY,
-        KEY_PATH,
-        KEY_CREATE,
-        KEY_SUBTREE_CONTROL,
-        KEY_CONTROLLERS,
-        KEY_USER,
-        _KEY_MAX,
-} ConfigKey;
+/*
+ * A key's parser: @base is the section's struct (DaemonSettings, CgroupSpec,
+ * DelegateSpec), @k says where in it the value and its location go. @name is
+ * the key as messages name it (NULL for a command-line option).
+ * Return: 0, -EINVAL (problem recorded), -ENOMEM.
+ */
+typedef int (*KeyParseFn)(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                          const char *name, const char *value, const KeyInfo *k, void *base);
 
-static const char *const key_names[_KEY_MAX] = {
-        [KEY_CGROUP_ROOT]       = "cgroup-root",
-        [KEY_BACKEND]           = "backend",
-        [KEY_STATE_DIRECTORY]   = "state-directory",
-        [KEY_PATH]              = "path",
-        [KEY_CREATE]            = "create",
-        [KEY_SUBTREE_CONTROL]   = "subtree-control",
-        [KEY_CONTROLLERS]       = "controllers",
-        [KEY_USER]              = "user",
+struct KeyInfo {
+        SectionKind section;
+        const char *name;
+        KeyParseFn parse;
+        size_t offset;          /* of the value in @base */
+        size_t loc_offset;      /* of its ConfigLocation */
 };
 
-typedef enum SectionKind {
-        SECTION_NONE,           /* before the first header */
-        SECTION_IGNORED,        /* after a bad header: its problem is reported once */
-        SECTION_DAEMON,
-        SECTION_CGROUP,
-        SECTION_DELEGATE,
-} SectionKind;
+#define FIELD(base, off, type) ((type *) (void *) ((char *) (base) + (off)))
 
-#define K(k) (1u << (k))
+static void key_set_loc(const KeyInfo *k, void *base, const ConfigLocation *loc) {
+        *FIELD(base, k->loc_offset, ConfigLocation) = *loc;
+}
 
-typedef struct SectionInfo {
-        const char *name;
-        SectionKind kind;
-        unsigned keys;          /* K() of the keys it takes */
-        const char *keys_text;  /* for "unknown key" */
-} SectionInfo;
+/* [daemon] directories: the value and its location change only when the value is good */
+static int key_daemon_path(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                           const char *name, const char *value, const KeyInfo *k, void *base) {
+        char **field = FIELD(base, k->offset, char *);
+        char *v = NULL;
+        int r = config_parse_path(c, errs, loc, name, value, false, &v);
+
+        if (r < 0)
+                return r;
+        free(*field);
+        *field = v;
+        key_set_loc(k, base, loc);
+        return 0;
+}
+
+static int key_backend(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                       const char *name, const char *value, const KeyInfo *k, void *base) {
+        BackendType t;
+        int r = config_parse_backend(c, errs, loc, name, value, &t);
+
+        if (r < 0)
+                return r;
+        *FIELD(base, k->offset, BackendType) = t;
+        key_set_loc(k, base, loc);
+        return 0;
+}
+
+static int key_cgroup_path(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                           const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_path(c, errs, loc, name, value, true, FIELD(base, k->offset, char *));
+}
+
+static int key_delegate_path(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                             const char *name, const char *value, const KeyInfo *k, void *base) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        key_set_loc(k, base, loc);
+        r = config_parse_path(c, errs, loc, name, value, true, &path);
+        if (r >= 0 && streq(path, "/"))
+                r = config_error(c, errs, loc, "path: the root cgroup cannot be delegated; "
+                                 "delegate a cgroup below it");
+        if (r >= 0)
+                *FIELD(base, k->offset, char *) = TAKE_PTR(path);
+        return r;
+}
+
+static int key_bool(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                    const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_bool(c, errs, loc, name, value, FIELD(base, k->offset, bool));
+}
+
+static int key_subtree_control(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                               const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_change(c, errs, loc, name, value, true,
+                                   FIELD(base, k->offset, ControllerChange));
+}
+
+static int key_controllers(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                           const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_change(c, errs, loc, name, value, false,
+                                   FIELD(base, k->offset, ControllerChange));
+}
+
+static int key_controller_list(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                               const char *name, const char *value, const KeyInfo *k, void *base) {
+        key_set_loc(k, base, loc);
+        return config_parse_controller_list(c, errs, loc, name, value, FIELD(base, k->offset, CgMask));
+}
+
+static int key_user(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                    const char *name, const char *value, const KeyInfo *k, void *base) {
+        /* the uid, and the user's name beside it */
+        key_set_loc(k, base, loc);
+        return config_parse_user(c, errs, loc, name, value, FIELD(base, k->offset, uid_t),
+                                 &((DelegateSpec *) base)->user);
+}
+
+#define KEY(s, n, fn, type, field) \
+        { s, n, fn, offsetof(type, field), offsetof(type, field##_loc) }
+
+/*
+ * Every fixed key of every section, in the order "unknown key" messages list
+ * them. A [cgroup] section also takes controller files ("memory.max"):
+ * config-values.c.
+ */
+static const KeyInfo key_table[] = {
+        KEY(SECTION_DAEMON,   "cgroup-root",     key_daemon_path,     DaemonSettings, cgroup_root),
+        KEY(SECTION_DAEMON,   "backend",         key_backend,         DaemonSettings, backend),
+        KEY(SECTION_DAEMON,   "state-directory", key_daemon_path,     DaemonSettings, state_directory),
+        KEY(SECTION_CGROUP,   "path",            key_cgroup_path,     CgroupSpec,     path),
+        KEY(SECTION_CGROUP,   "create",          key_bool,            CgroupSpec,     create),
+        KEY(SECTION_CGROUP,   "subtree-control", key_subtree_control, CgroupSpec,     subtree_control),
+        KEY(SECTION_CGROUP,   "controllers",     key_controllers,     CgroupSpec,     controllers),
+        KEY(SECTION_DELEGATE, "path",            key_delegate_path,   DelegateSpec,   path),
+        { SECTION_DELEGATE, "user", key_user, offsetof(DelegateSpec, uid), offsetof(DelegateSpec, user_loc) },
+        KEY(SECTION_DELEGATE, "controllers",     key_controller_list, DelegateSpec,   controllers),
+        KEY(SECTION_DELEGATE, "create",          key_bool,            DelegateSpec,   create),
+};
+static_assert(ELEMENTSOF(key_table) <= CONFIG_KEYS_MAX, "Parser.key_line holds every key");
+
+static const KeyInfo *key_find(SectionKind section, const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(key_table); i++)
+                if (key_table[i].section == section && streq(key_table[i].name, name))
+                        return &key_table[i];
+        return NULL;
+}
+
+/* "path, create, subtree-control and controllers", from the table */
+static char *keys_text(SectionKind section) {
+        StrBuf b = STRBUF_INIT;
+        size_t n = 0, i = 0;
+        char *s;
+
+        for (size_t j = 0; j < ELEMENTSOF(key_table); j++)
+                n += key_table[j].section == section;
+        for (size_t j = 0; j < ELEMENTSOF(key_table); j++) {
+                if (key_table[j].section != section)
+                        continue;
+                if (i > 0)
+                        strbuf_append(&b, i + 1 == n ? " and " : ", ");
+                strbuf_append(&b, key_table[j].name);
+                i++;
+        }
+        return strbuf_steal(&b, &s) < 0 ? NULL : s;
+}
 
 static const SectionInfo section_info[] = {
-        { "daemon", SECTION_DAEMON,
-          K(KEY_CGROUP_ROOT) | K(KEY_BACKEND) | K(KEY_STATE_DIRECTORY),
-          "cgroup-root, backend and state-directory" },
-        { "cgroup", SECTION_CGROUP,
-          K(KEY_PATH) | K(KEY_CREATE) | K(KEY_SUBTREE_CONTROL) | K(KEY_CONTROLLERS),
-          "path, create, subtree-control and controllers" },
-        { "delegate", SECTION_DELEGATE,
-          K(KEY_PATH) | K(KEY_USER) | K(KEY_CONTROLLERS) | K(KEY_CREATE),
-          "path, user, controllers and create" },
+        { "daemon", SECTION_DAEMON },
+        { "cgroup", SECTION_CGROUP },
+        { "delegate", SECTION_DELEGATE },
 };
-
-typedef struct Parser {
-        Config *config;
-        ConfigErrors *errs;
-        FILE *f;
-        const char *file;               /* in config->files */
-        unsigned line;
-        bool eof;
-        int r;                          /* -ENOMEM once anything ran out of memory */
-
-        const SectionInfo *section;     /* NULL unless kind is a known section */
-        SectionKind kind;
-        unsigned section_line;          /* the current section's header */
-        unsigned daemon_line;           /* this file's [daemon] header */
-        unsigned key_line[_KEY_MAX];    /* where the current section set each key */
-        bool damaged;                   /* a line of the current section was rejected */
-
-        char raw[RAW_LINE_MAX + 1];
-} Parser;
 
 static ConfigLocation parser_loc(const Parser *p) {
         return (ConfigLocation) { p->file, p->line };
@@ -358,8 +405,7 @@ static void parser_error(Parser *p, const char *fmt, ...) {
 }
 
 /* A line that the reader rejects: whatever key it held is unknown. */
-_printf_(2, 3)
-static void parser_reject(Parser *p, const char *fmt, ...) {
+void parser_reject(Parser *p, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
@@ -382,26 +428,6 @@ static void parser_oom(Parser *p, int r) {
                 p->r = r;
 }
 
-/* inih's lskip() and isspace() test, so that we classify lines exactly as it does */
-static char *skip_space(char *s) {
-        while (*s && isspace((unsigned char) *s))
-                s++;
-        return s;
-}
-
-/*
- * inih's find_chars_or_comment(): the first of @chars, or the start of an
- * inline comment (';' after whitespace), or the end of the string.
- */
-static char *find_chars_or_comment(char *s, const char *chars) {
-        bool was_space = false;
-
-        while (*s && (!chars || !strchr(chars, *s)) && !(was_space && *s == ';')) {
-                was_space = isspace((unsigned char) *s);
-                s++;
-        }
-        return s;
-}
 
 /*
  * Keys a section cannot do without, reported at its header. Not when one of
@@ -410,10 +436,11 @@ static char *find_chars_or_comment(char *s, const char *chars) {
 static void parser_end_section(Parser *p) {
         if (p->damaged)
                 return;
-        if ((p->kind == SECTION_CGROUP || p->kind == SECTION_DELEGATE) && p->key_line[KEY_PATH] == 0)
+        if ((p->kind == SECTION_CGROUP || p->kind == SECTION_DELEGATE) &&
+            p->key_line[key_find(p->kind, "path") - key_table] == 0)
                 parser_section_error(p, "[%s] section has no 'path' key; add "
                                      "'path = /absolute/cgroup/path'", p->section->name);
-        if (p->kind == SECTION_DELEGATE && p->key_line[KEY_USER] == 0)
+        if (p->kind == SECTION_DELEGATE && p->key_line[key_find(p->kind, "user") - key_table] == 0)
                 parser_section_error(p, "[delegate] section has no 'user' key; add 'user = NAME' or "
                                      "'user = UID'");
 }
@@ -473,7 +500,7 @@ static void parser_start_section(Parser *p, const SectionInfo *info) {
 }
 
 /* A line that starts with '[' (after whitespace): a header, good or bad. */
-static void parser_header(Parser *p, char *s) {
+void parser_header(Parser *p, char *s) {
         char *end = find_chars_or_comment(s + 1, "]");
         const SectionInfo *info = NULL;
 
@@ -518,224 +545,24 @@ static void parser_header(Parser *p, char *s) {
         parser_start_section(p, info);
 }
 
-/*
- * Reads one raw line of any length, keeps the first RAW_LINE_MAX bytes.
- * Return: 1 and the line's length without its ending in *ret_len; 0 at the
- * end of the file; -errno for a read error.
- */
-static int parser_read_line(Parser *p, size_t *ret_len, bool *ret_nul) {
-        size_t kept = 0, total = 0;
-        bool nul = false, eol = false;
-        int ch, last = EOF;
-
-        while ((ch = getc(p->f)) != EOF) {
-                if (ch == '\n') {
-                        eol = true;
-                        break;
-                }
-                if (ch == '\0')
-                        nul = true;
-                if (kept < RAW_LINE_MAX)
-                        p->raw[kept++] = (char) ch;
-                total++;
-                last = ch;
-        }
-        if (ch == EOF && ferror(p->f))
-                return errno > 0 ? -errno : -EIO;
-        if (!eol && total == 0)
-                return 0;
-
-        if (last == '\r') {             /* CRLF */
-                total--;
-                if (kept > total)
-                        kept = total;
-        }
-        p->raw[kept] = '\0';
-        *ret_len = total;
-        *ret_nul = nul;
-        return 1;
-}
-
-/* inih's ini_reader: hands inih one line at a time, blank where we found a problem. */
-static char *parser_reader(char *str, int num, void *stream) {
-        Parser *p = stream;
-        size_t len;
-        bool nul;
-        int r;
-
-        if (p->eof)
-                return NULL;
-        r = parser_read_line(p, &len, &nul);
-        if (r <= 0) {
-                if (r < 0) {
-                        p->line++;
-                        parser_reject(p, "cannot read: %s", strerror(-r));
-                }
-                p->eof = true;
-                return NULL;
-        }
-        p->line++;
-
-        char *s = p->raw;
-        if (p->line == 1 && startswith(s, "\xef\xbb\xbf")) {
-                s += 3;
-                len -= 3;
-        }
-
-        /* what inih's buffer of num bytes can hold with "\r\n\0" */
-        size_t max = num > 3 ? (size_t) num - 3 : 0;
-        const char *feed = "";
-
-        if (nul)
-                parser_reject(p, "line contains a NUL byte");
-        else if (len > max)
-                parser_reject(p, "line is longer than %zu bytes, which inih cannot hold; shorten it",
-                              max);
-        else {
-                char *start = skip_space(s);
-
-                if (*start == '\0' || *start == ';' || *start == '#')
-                        ;
-                else if (*start == '[')
-                        parser_header(p, start);
-                else {
-                        char *end = find_chars_or_comment(start, "=:");
-                        if (*end == '=' || *end == ':')
-                                feed = start;
-                        else if (start > s)
-                                parser_reject(p, "indented line without '=': values cannot continue "
-                                             "on the next line; put the whole value on one line");
-                        else
-                                parser_reject(p, "expected 'key = value', '[section]' or a comment");
-                }
-        }
-
-        /* fits: strlen(feed) <= max */
-        (void) snprintf(str, (size_t) num, "%s\n", feed);
-        return str;
-}
 
 /* ---- values ---- */
 
-static CgroupSpec *parser_cgroup(Parser *p) {
-        return &p->config->cgroups[p->config->n_cgroups - 1];
-}
-
-static DelegateSpec *parser_delegate(Parser *p) {
-        return &p->config->delegates[p->config->n_delegates - 1];
-}
-
-static void parser_set_daemon_string(Parser *p, const ConfigLocation *loc, const char *key,
-                                     const char *value, char **field, ConfigLocation *field_loc) {
-        char *v = NULL;
-        int r = config_parse_path(p->config, p->errs, loc, key, value, false, &v);
-
-        if (r < 0) {
-                parser_oom(p, r);
-                return;
-        }
-        free(*field);
-        *field = v;
-        *field_loc = *loc;
-}
-
-static void parser_set(Parser *p, ConfigKey key, const char *value) {
-        const ConfigLocation loc = parser_loc(p);
-        DaemonSettings *d = &p->config->daemon;
-        const char *name = key_names[key];
-        int r = 0;
+/* The struct that the current section's keys go into. */
+static void *parser_section_base(Parser *p) {
+        Config *c = p->config;
 
         switch (p->kind) {
         case SECTION_DAEMON:
-                switch (key) {
-                case KEY_CGROUP_ROOT:
-                        parser_set_daemon_string(p, &loc, name, value, &d->cgroup_root,
-                                                 &d->cgroup_root_loc);
-                        break;
-                case KEY_STATE_DIRECTORY:
-                        parser_set_daemon_string(p, &loc, name, value, &d->state_directory,
-                                                 &d->state_directory_loc);
-                        break;
-                case KEY_BACKEND: {
-                        BackendType t;
-                        r = config_parse_backend(p->config, p->errs, &loc, name, value, &t);
-                        if (r >= 0) {
-                                d->backend = t;
-                                d->backend_loc = loc;
-                        }
-                        break;
-                }
-                default:
-                        assert(false);
-                }
-                break;
-
-        case SECTION_CGROUP: {
-                CgroupSpec *cg = parser_cgroup(p);
-                switch (key) {
-                case KEY_PATH:
-                        cg->path_loc = loc;
-                        r = config_parse_path(p->config, p->errs, &loc, name, value, true, &cg->path);
-                        break;
-                case KEY_CREATE:
-                        cg->create_loc = loc;
-                        r = config_parse_bool(p->config, p->errs, &loc, name, value, &cg->create);
-                        break;
-                case KEY_SUBTREE_CONTROL:
-                        cg->subtree_control_loc = loc;
-                        r = config_parse_change(p->config, p->errs, &loc, name, value, true,
-                                                &cg->subtree_control);
-                        break;
-                case KEY_CONTROLLERS:
-                        cg->controllers_loc = loc;
-                        r = config_parse_change(p->config, p->errs, &loc, name, value, false,
-                                                &cg->controllers);
-                        break;
-                default:
-                        assert(false);
-                }
-                break;
-        }
-
-        case SECTION_DELEGATE: {
-                DelegateSpec *dg = parser_delegate(p);
-                switch (key) {
-                case KEY_PATH: {
-                        _cleanup_free_ char *path = NULL;
-                        dg->path_loc = loc;
-                        r = config_parse_path(p->config, p->errs, &loc, name, value, true, &path);
-                        if (r >= 0 && streq(path, "/"))
-                                r = config_error(p->config, p->errs, &loc,
-                                                 "path: the root cgroup cannot be delegated; "
-                                                 "delegate a cgroup below it");
-                        if (r >= 0)
-                                dg->path = TAKE_PTR(path);
-                        break;
-                }
-                case KEY_USER:
-                        dg->user_loc = loc;
-                        r = config_parse_user(p->config, p->errs, &loc, name, value, &dg->uid,
-                                              &dg->user);
-                        break;
-                case KEY_CONTROLLERS:
-                        dg->controllers_loc = loc;
-                        r = config_parse_controller_list(p->config, p->errs, &loc, name, value,
-                                                         &dg->controllers);
-                        break;
-                case KEY_CREATE:
-                        dg->create_loc = loc;
-                        r = config_parse_bool(p->config, p->errs, &loc, name, value, &dg->create);
-                        break;
-                default:
-                        assert(false);
-                }
-                break;
-        }
-
+                return &c->daemon;
+        case SECTION_CGROUP:
+                return &c->cgroups[c->n_cgroups - 1];
+        case SECTION_DELEGATE:
+                return &c->delegates[c->n_delegates - 1];
         default:
                 assert(false);
+                return NULL;
         }
-        parser_oom(p, r);
 }
 
 /* inih's ini_handler: one "key = value" line. @section is unused: the reader tracks sections. */
@@ -761,22 +588,40 @@ static int parser_handler(void *user, const char *section, const char *name, con
                 return 1;
         }
 
-        ConfigKey key = _KEY_MAX;
-        for (ConfigKey k = 0; k < _KEY_MAX; k++)
-                if ((p->section->keys & K(k)) && streq(key_names[k], name))
-                        key = k;
-        if (key == _KEY_MAX) {
-                parser_error(p, "unknown key '%s' in [%s]; known keys are %s", qname, p->section->name,
-                             p->section->keys_text);
+        const KeyInfo *k = key_find(p->kind, name);
+        if (!k && p->kind == SECTION_CGROUP && strchr(name, '.')) {
+                /* an interface file: "memory.max = 4G" */
+                const ConfigLocation loc = parser_loc(p);
+                CgroupSpec *cg = parser_section_base(p);
+                for (size_t i = 0; i < cg->n_values; i++)
+                        if (streq(cg->values[i].file, name)) {
+                                parser_error(p, "duplicate key '%s' in [%s] (first set at line %u); keep one",
+                                             qname, p->section->name, cg->values[i].loc.line);
+                                return 1;
+                        }
+                parser_oom(p, config_parse_value(p->config, p->errs, &loc, name, value, cg));
                 return 1;
         }
-        if (p->key_line[key] > 0) {
+        if (!k) {
+                _cleanup_free_ char *known = keys_text(p->kind);
+                if (!known)
+                        p->r = -ENOMEM;
+                else
+                        parser_error(p, "unknown key '%s' in [%s]; known keys are %s%s", qname,
+                                     p->section->name, known,
+                                     p->kind == SECTION_CGROUP ? ", and the writable files of "
+                                     "controllers (memory.max, cpu.weight, ...)" : "");
+                return 1;
+        }
+        size_t i = (size_t) (k - key_table);
+        if (p->key_line[i] > 0) {
                 parser_error(p, "duplicate key '%s' in [%s] (first set at line %u); keep one",
-                             qname, p->section->name, p->key_line[key]);
+                             qname, p->section->name, p->key_line[i]);
                 return 1;
         }
-        p->key_line[key] = p->line;
-        parser_set(p, key, value);
+        p->key_line[i] = p->line;
+        const ConfigLocation loc = parser_loc(p);
+        parser_oom(p, k->parse(p->config, p->errs, &loc, k->name, value, k, parser_section_base(p)));
         return 1;
 }
 
@@ -947,7 +792,6 @@ int config_load(const char *main_file, const char *conf_dir, Config **ret, Confi
 
 int config_override_daemon(Config *c, const char *key, const char *value, const char *origin,
                            ConfigErrors *errs) {
-        DaemonSettings *d = &c->daemon;
         const char *file;
         int r;
 
@@ -956,33 +800,9 @@ int config_override_daemon(Config *c, const char *key, const char *value, const 
                 return r;
         const ConfigLocation loc = { file, 0 };
 
-        if (streq(key, "cgroup-root") || streq(key, "state-directory")) {
-                bool root = streq(key, "cgroup-root");
-                char *v = NULL;
-
-                r = config_parse_path(c, errs, &loc, NULL, value, false, &v);
-                if (r < 0)
-                        return r;
-                free(root ? d->cgroup_root : d->state_directory);
-                if (root) {
-                        d->cgroup_root = v;
-                        d->cgroup_root_loc = loc;
-                } else {
-                        d->state_directory = v;
-                        d->state_directory_loc = loc;
-                }
-                return 0;
-        }
-        if (streq(key, "backend")) {
-                BackendType t;
-
-                r = config_parse_backend(c, errs, &loc, NULL, value, &t);
-                if (r < 0)
-                        return r;
-                d->backend = t;
-                d->backend_loc = loc;
-                return 0;
-        }
+        const KeyInfo *k = key_find(SECTION_DAEMON, key);
+        if (k)
+                return k->parse(c, errs, &loc, NULL, value, k, &c->daemon);
         _cleanup_free_ char *q = config_quote(key);
         if (!q)
                 return -ENOMEM;

@@ -38,6 +38,14 @@ int hierarchy_dump(const Hierarchy *h, char **ret) {
                               dom, c->nr_threaded_children, c->nr_procs,
                               c->nr_populated_domain_children, c->nr_populated_threaded_children,
                               c->nr_descendants, c->max_depth, c->max_descendants);
+                for (size_t i = 0; i < c->n_values; i++) {
+                        _cleanup_free_ char *q = NULL;
+                        if (cgroup_value_escape(c->values[i].shown, &q) < 0) {
+                                strbuf_done(&b);
+                                return -ENOMEM;
+                        }
+                        strbuf_printf(&b, "value %s %s %s\n", path, c->values[i].file, q);
+                }
         }
         for (size_t i = 0; i < h->n_procs; i++) {
                 _cleanup_free_ char *path = NULL;

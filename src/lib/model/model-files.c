@@ -317,7 +317,7 @@ static int write_pid(const char *buf, Reason *reterr) {
         return -ENOSYS;
 }
 
-int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
+static int write_file(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
         if (!cgroup_has_file(h, c, file)) {
                 reason_set(reterr_reason, REASON_NO_SUCH_FILE);
                 return -ENOENT;
@@ -353,4 +353,14 @@ int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Rea
 
         reason_set(reterr_reason, REASON_NOT_MODELED);
         return -ENOSYS;
+}
+
+int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
+        int r = write_file(h, c, file, buf, reterr_reason);
+
+        /* a css that went took its values with it (model-values.c); cgroup.type reaches the siblings */
+        if (r >= 0 && startswith(file, "cgroup.") && (streq(file, "cgroup.subtree_control") ||
+                                                      streq(file, "cgroup.controllers") || streq(file, "cgroup.type")))
+                hierarchy_values_prune(h, c->parent ?: c);
+        return r;
 }

@@ -11,6 +11,15 @@
 
 #include "cgbypass/model.h"
 
+typedef struct CgValue {
+        char *file;
+        char *shown;
+} CgValue;
+
+/* model-values.c: free @c's values; copy them to @dst */
+void cg_values_free(Cgroup *c);
+int cg_values_copy(Cgroup *dst, const Cgroup *src);
+
 typedef struct Proc {
         ProcId id;
         Cgroup *cgroup;         /* NULL once reaped */
@@ -40,6 +49,10 @@ struct Cgroup {
         unsigned nr_descendants;
         int max_descendants;    /* INT_MAX = "max" */
         int max_depth;
+
+        /* controller files written (model-values.c): what each shows; the rest show defaults */
+        CgValue *values;
+        size_t n_values;
 };
 
 struct Hierarchy {

@@ -109,6 +109,7 @@ static Cgroup *cgroup_alloc(const char *name) {
 }
 
 static void cgroup_free_one(Cgroup *c) {
+        cg_values_free(c);
         free(c->name);
         free(c);
 }
@@ -242,6 +243,8 @@ int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
                 copy->nr_descendants = c->nr_descendants;
                 copy->max_descendants = c->max_descendants;
                 copy->max_depth = c->max_depth;
+                if (cg_values_copy(copy, c) < 0)
+                        return -ENOMEM;
         }
 
         if (h->n_procs > 0) {

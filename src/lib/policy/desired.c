@@ -12,6 +12,7 @@ void desired_set_done(DesiredSet *s) {
         for (size_t i = 0; i < s->n_strings; i++)
                 free(s->strings[i]);
         free(s->strings);
+        free(s->values);
         free(s->items);
         *s = (DesiredSet) {};
 }
@@ -46,6 +47,15 @@ static Origin origin(const ConfigLocation *l) {
 
 int desired_from_config(const Config *c, DesiredSet *ret) {
         DesiredSet s = {};
+        size_t n_values = 0, k = 0;
+
+        for (size_t i = 0; i < c->n_cgroups; i++)
+                n_values += c->cgroups[i].n_values;
+        if (n_values > 0) {
+                s.values = calloc(n_values, sizeof(DesiredValue));
+                if (!s.values)
+                        return -ENOMEM;
+        }
 
         for (size_t i = 0; i < c->n_cgroups; i++) {
                 const CgroupSpec *cs = &c->cgroups[i];
@@ -63,7 +73,15 @@ int desired_from_config(const Config *c, DesiredSet *ret) {
                         .origin = origin(&cs->section_loc),
                         .sc_origin = origin(cs->subtree_control_loc.line ? &cs->subtree_control_loc : &cs->section_loc),
                         .ctl_origin = origin(cs->controllers_loc.line ? &cs->controllers_loc : &cs->section_loc),
+                        .values = cs->n_values ? &s.values[k] : NULL,
+                        .n_values = cs->n_values,
                 };
+                for (size_t j = 0; j < cs->n_values; j++)
+                        s.values[k++] = (DesiredValue) {
+                                .file = cs->values[j].file,
+                                .value = cs->values[j].value,
+                                .origin = origin(&cs->values[j].loc),
+                        };
         }
         for (size_t i = 0; i < c->n_delegates; i++) {
                 const DelegateSpec *ds = &c->delegates[i];

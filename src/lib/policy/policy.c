@@ -7,6 +7,8 @@
  */
 #include <stdarg.h>
 
+#include "cgbypass/cftype.h"
+#include "cgbypass/cfvalue.h"
 #include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
 
@@ -495,6 +497,84 @@ static int check_reached(Planner *p) {
         return p->oom ? -ENOMEM : 0;
 }
 
+/* ---- values of controller files ---- */
+
+static int file_controller(const char *file) {
+        for (const CfType *t = cftype_table; t->name; t++)
+                if (streq(t->name, file))
+                        return t->controller;
+        return -1;
+}
+
+/* Why @c will not have @file under the policy. */
+static void value_file_missing(Planner *p, const Item *it, const DesiredValue *v) {
+        const DesiredCgroup *d = &p->want[it->desired];
+        int x = file_controller(v->file);
+
+        if (x < 0)
+                add_error(p, v->origin, "%s: %s: the kernel has no such file (cgbypassd models Linux 6.1 "
+                          "as kernel/config/ builds it)", d->path, v->file);
+        else if (!(hierarchy_builtin(p->h) & CGMASK(x)))
+                add_error(p, v->origin, "%s: %s: the kernel has no %s controller", d->path, v->file,
+                          controller_to_string(x));
+        else if (!cgroup_parent(it->cgroup))
+                add_error(p, v->origin, "/: %s: the root cgroup has no such file; set it on a cgroup below",
+                          v->file);
+        else if (cgroup_get_bypassed(p->h, it->cgroup) & CGMASK(x))
+                add_error(p, v->origin, "%s: %s: %s is bypassed there, so the cgroup has no %s files; "
+                          "re-enable it ('controllers = +%s') to set them", d->path, v->file,
+                          controller_to_string(x), controller_to_string(x), controller_to_string(x));
+        else
+                add_error(p, v->origin, "%s: %s: %s is not enabled for the cgroup (its parent's "
+                          "subtree-control does not have +%s), so it has no %s files", d->path, v->file,
+                          controller_to_string(x), controller_to_string(x), controller_to_string(x));
+}
+
+/*
+ * After every control write: the files exist now. Each value is tried on the
+ * planning copy, which checks what the kernel checks across files (a burst
+ * above the quota, a weight of an idle group); devices and SEV capacity are
+ * the kernel's to check at apply time.
+ */
+static int plan_values(Planner *p) {
+        for (size_t i = 0; i < p->n_items; i++) {
+                Item *it = &p->items[i];
+                const DesiredCgroup *d = &p->want[it->desired];
+
+                if (!it->cgroup || it->failed)
+                        continue;
+                for (size_t j = 0; j < d->n_values; j++) {
+                        const DesiredValue *v = &d->values[j];
+                        Reason reason = REASON_NONE;
+                        int r;
+
+                        if (!cgroup_has_file(p->h, it->cgroup, v->file)) {
+                                value_file_missing(p, it, v);
+                                continue;
+                        }
+                        r = cgroup_value_write(p->h, it->cgroup, v->file, v->value, &reason);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r < 0 && r != -ENODEV && !streq(v->file, "misc.max")) {
+                                if (r == -ENOSYS)
+                                        add_error(p, v->origin, "%s: %s: cgbypassd does not know how to "
+                                                  "write this file", d->path, v->file);
+                                else
+                                        add_error(p, v->origin, "%s: %s = %s: the kernel refuses it (%s) "
+                                                  "with the cgroup's other values; it takes %s", d->path,
+                                                  v->file, v->value, r == -ERANGE ? "ERANGE" : "EINVAL",
+                                                  strempty(cfvalue_syntax(v->file)));
+                                continue;
+                        }
+                        r = emit(p, PLAN_OP_WRITE, it->path, v->file, v->value, NULL, it->desired);
+                        if (r < 0)
+                                return r;
+                        p->plan->ops[p->plan->n_ops - 1].if_differs = true;
+                }
+        }
+        return p->oom ? -ENOMEM : 0;
+}
+
 static int cmp_desired_path(const void *a, const void *b) {
         const DesiredCgroup *x = *(const DesiredCgroup *const *) a, *y = *(const DesiredCgroup *const *) b;
         int c = strcmp(strempty(x->path), strempty(y->path));
@@ -590,6 +670,8 @@ int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_wa
                 r = phase_b(&p);
         if (r >= 0)
                 r = check_reached(&p);
+        if (r >= 0)
+                r = plan_values(&p);
         if (r >= 0 && p.oom)
                 r = -ENOMEM;
         if (r >= 0 && errors->n > n_errors)

@@ -70,13 +70,12 @@ static int parse_ull(const char *s, unsigned base, unsigned long long *ret) {
 }
 
 /* kernel: kstrtoull() takes a leading '+', _kstrtoull() (after a '-') does not */
-static int kstrtoull(const char *s, unsigned base, unsigned long long *ret) {
+int kstrtoull(const char *s, unsigned base, unsigned long long *ret) {
         return parse_ull(s[0] == '+' ? s + 1 : s, base, ret);
 }
 
-int kstrtoint(const char *s, unsigned base, int *ret) {
+int kstrtoll(const char *s, unsigned base, long long *ret) {
         unsigned long long u;
-        long long v;
         int r;
 
         if (s[0] == '-') {
@@ -85,15 +84,25 @@ int kstrtoint(const char *s, unsigned base, int *ret) {
                         return r;
                 if ((long long) -u > 0)
                         return -ERANGE;
-                v = (long long) -u;
+                *ret = (long long) -u;
         } else {
                 r = kstrtoull(s, base, &u);
                 if (r < 0)
                         return r;
                 if ((long long) u < 0)
                         return -ERANGE;
-                v = (long long) u;
+                *ret = (long long) u;
         }
+        return 0;
+}
+
+int kstrtoint(const char *s, unsigned base, int *ret) {
+        long long v;
+        int r;
+
+        r = kstrtoll(s, base, &v);
+        if (r < 0)
+                return r;
         if (v != (int) v)
                 return -ERANGE;
         *ret = (int) v;

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Values of controller files in the policy: where the planner puts their
+ * writes, why it refuses a file the cgroup will not have, and on the sim
+ * backend: apply, re-apply (zero writes), a changed value (one write), a
+ * value the (simulated) kernel refuses (the apply fails as a whole and is
+ * undone), and values that outlive a restart but not their css.
+ */
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "cgbypass/backend.h"
+#include "cgbypass/policy.h"
+#include "cgbypass/strbuf.h"
+
+#define CPU CGMASK(CONTROLLER_CPU)
+#define MEMORY CGMASK(CONTROLLER_MEMORY)
+#define PIDS CGMASK(CONTROLLER_PIDS)
+#define MISC CGMASK(CONTROLLER_MISC)
+
+static char base[] = "/tmp/cgb-values-XXXXXX";
+static char *root, *state;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(p);
+}
+
+static void setup(void) {
+        ck_assert_ptr_nonnull(mkdtemp(base));
+        ck_assert_int_ge(asprintf(&root, "%s/root", base), 0);
+        ck_assert_int_ge(asprintf(&state, "%s/state", base), 0);
+}
+
+static void teardown(void) {
+        (void) nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        free(root);
+        free(state);
+        strcpy(base, "/tmp/cgb-values-XXXXXX");
+}
+
+static Backend *open_sim(void) {
+        _cleanup_free_ char *msg = NULL;
+        Backend *b = NULL;
+
+        ck_assert_msg(backend_open(BACKEND_SIM, root, state, &b, &msg) == 0, "%s", msg);
+        return b;
+}
+
+static char *plan_text(const Plan *p) {
+        char *s = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&s, &n);
+
+        ck_assert_ptr_nonnull(f);
+        plan_print(p, f);
+        fclose(f);
+        return s;
+}
+
+/* policy_plan() then plan_drop_in_sync(), as --plan and an apply do */
+static Plan *plan_on(Backend *b, const DesiredCgroup *d, size_t n) {
+        PolicyErrors e = {};
+        Plan *p = NULL;
+        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
+
+        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
+        ck_assert_int_eq(plan_drop_in_sync(p, b), 0);
+        return p;
+}
+
+static char *file_text(const char *rel, const char *file) {
+        _cleanup_free_ char *path = NULL;
+        char *s = NULL;
+        size_t n = 0;
+        FILE *f;
+
+        ck_assert_int_ge(asprintf(&path, "%s/%s/%s", root, rel, file), 0);
+        f = fopen(path, "re");
+        ck_assert_msg(f, "%s: %m", path);
+        ck_assert_int_ge(getdelim(&s, &n, '\0', f), 0);
+        fclose(f);
+        return s;
+}
+
+static const DesiredValue w_values[] = {
+        { "memory.max", "4G", { "t.conf", 10 } },
+        { "cpu.weight", "50", { "t.conf", 11 } },
+        { "cpu.max", "max", { "t.conf", 12 } },
+};
+static const DesiredValue a_values[] = {
+        { "memory.high", "1G", { "t.conf", 20 } },
+};
+
+static const DesiredCgroup tree[] = {
+        { .path = "/", .sc_enable = CPU | MEMORY },
+        { .path = "/w", .create = true, .sc_enable = CPU | MEMORY, .values = w_values, .n_values = 3 },
+        { .path = "/w/a", .create = true, .values = a_values, .n_values = 1 },
+};
+
+START_TEST(test_plan_writes_values_after_their_files_appear) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_(plan_freep) Plan *p = plan_on(b, tree, ELEMENTSOF(tree));
+        _cleanup_free_ char *text = plan_text(p);
+
+        /* a new cgroup's files are new: its values stay in the plan even where they are the default */
+        ck_assert_str_eq(text,
+                         "mkdir w\n"
+                         "mkdir w/a\n"
+                         "write . cgroup.subtree_control +cpu +memory\n"
+                         "write w cgroup.subtree_control +cpu +memory\n"
+                         "write w memory.max 4G\n"
+                         "write w cpu.weight 50\n"
+                         "write w cpu.max max\n"
+                         "write w/a memory.high 1G\n");
+}
+END_TEST
+
+START_TEST(test_apply_reapply_change_and_restart) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        ApplyFailure f = {};
+        Plan *p;
+
+        p = plan_on(b, tree, ELEMENTSOF(tree));
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        plan_free(p);
+        _cleanup_free_ char *mm = file_text("w", "memory.max"), *cw = file_text("w", "cpu.weight"),
+                            *nice = file_text("w", "cpu.weight.nice"), *cm = file_text("w", "cpu.max"),
+                            *mh = file_text("w/a", "memory.high");
+        ck_assert_str_eq(mm, "4294967296\n");   /* the kernel reads back bytes */
+        ck_assert_str_eq(cw, "50\n");
+        ck_assert_str_eq(nice, "3\n");          /* the same share */
+        ck_assert_str_eq(cm, "max 100000\n");
+        ck_assert_str_eq(mh, "1073741824\n");
+
+        /* re-apply: in sync, zero writes, "4G" against "4294967296", "max" against "max 100000" */
+        p = plan_on(b, tree, ELEMENTSOF(tree));
+        ck_assert_uint_eq(p->n_ops, 0);
+        plan_free(p);
+
+        /* a control change that leaves the values' csses alone keeps them out of the plan */
+        DesiredCgroup tp[ELEMENTSOF(tree)];
+        memcpy(tp, tree, sizeof(tree));
+        tp[0].sc_enable |= PIDS;
+        p = plan_on(b, tp, ELEMENTSOF(tp));
+        _cleanup_free_ char *tptext = plan_text(p);
+        ck_assert_str_eq(tptext, "write . cgroup.subtree_control +pids\n");
+        plan_free(p);
+        /*
+         * One that replaces the memory css of /w/a (bypassed by /w, re-enabled by
+         * /w/a: a new css, with the defaults) keeps its value in the plan, and
+         * the apply writes it again.
+         */
+        tp[0].sc_enable &= ~PIDS;
+        tp[1].sc_enable = CPU;
+        tp[1].sc_bypass = MEMORY;
+        tp[2].ctl_enable = MEMORY;
+        p = plan_on(b, tp, ELEMENTSOF(tp));
+        _cleanup_free_ char *tptext2 = plan_text(p);
+        ck_assert_str_eq(tptext2, "write w cgroup.subtree_control #memory\n"
+                                  "write w/a cgroup.controllers +memory\n"
+                                  "write w/a memory.high 1G\n");
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        plan_free(p);
+        _cleanup_free_ char *mh0 = file_text("w/a", "memory.high");
+        ck_assert_str_eq(mh0, "1073741824\n");
+        /* and back: the same again the other way */
+        DesiredCgroup tb[ELEMENTSOF(tree)];
+        memcpy(tb, tree, sizeof(tree));
+        tb[2].ctl_bypass = MEMORY;
+        p = plan_on(b, tb, ELEMENTSOF(tb));
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        plan_free(p);
+        _cleanup_free_ char *mh1 = file_text("w/a", "memory.high");
+        ck_assert_str_eq(mh1, "1073741824\n");
+
+        /* a reload with one value changed and one taken out: one write, the rest left */
+        DesiredValue changed[] = { { "memory.max", "8G", { "t.conf", 10 } }, { "cpu.weight", "50", { "t.conf", 11 } } };
+        DesiredCgroup t2[ELEMENTSOF(tree)];
+        memcpy(t2, tree, sizeof(tree));
+        t2[1].values = changed;
+        t2[1].n_values = 2;
+        t2[2].n_values = 0;
+        p = plan_on(b, t2, ELEMENTSOF(t2));
+        _cleanup_free_ char *text = plan_text(p);
+        ck_assert_str_eq(text, "write w memory.max 8G\n");
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        plan_free(p);
+        _cleanup_free_ char *mm2 = file_text("w", "memory.max"), *mh2 = file_text("w/a", "memory.high");
+        ck_assert_str_eq(mm2, "8589934592\n");
+        ck_assert_str_eq(mh2, "1073741824\n");
+
+        /* a restart keeps the simulated kernel's values */
+        ck_assert_int_eq(backend_save(b), 0);
+        b = backend_free(b);
+        b = open_sim();
+        _cleanup_free_ char *r1 = NULL;
+        ck_assert_int_eq(backend_read(b, "w", "memory.max", &r1), 0);
+        ck_assert_str_eq(r1, "8589934592\n");
+        p = plan_on(b, t2, ELEMENTSOF(t2));
+        ck_assert_uint_eq(p->n_ops, 0);
+        plan_free(p);
+}
+END_TEST
+
+static StrBuf snap;
+static int snap_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
+        strbuf_printf(&snap, "%s %c %o", p + strlen(base), flag == FTW_D ? 'd' : 'f', st->st_mode & 0777);
+        if (flag == FTW_F && strstr(p, "/root/")) {
+                FILE *f = fopen(p, "re");
+                char buf[4096];
+                size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+                if (f)
+                        fclose(f);
+                strbuf_putc(&snap, ' ');
+                strbuf_append_n(&snap, buf, n);
+        }
+        strbuf_putc(&snap, '\n');
+        return 0;
+}
+
+static char *snapshot(Backend *b) {
+        char *s, *model;
+
+        snap = STRBUF_INIT;
+        ck_assert_int_eq(nftw(root, snap_one, 16, FTW_PHYS), 0);
+        ck_assert_int_eq(hierarchy_dump(backend_get_model(b), &model), 0);
+        strbuf_append(&snap, model);
+        free(model);
+        ck_assert_int_eq(strbuf_steal(&snap, &s), 0);
+        return s;
+}
+
+START_TEST(test_kernel_refusal_undoes_the_apply) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        ApplyFailure f = {};
+        Plan *p;
+
+        p = plan_on(b, tree, ELEMENTSOF(tree));
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        plan_free(p);
+
+        /*
+         * misc.max takes "sev 10" by its syntax, and only the kernel knows that
+         * this machine has no SEV: the simulated kernel refuses it as 6.1 does
+         * (EINVAL). Everything before it in the plan is undone: the new cgroup,
+         * the control writes, memory.max back to 4G.
+         */
+        DesiredValue v[] = { { "memory.max", "2G", { "t.conf", 10 } }, { "misc.max", "sev 10", { "t.conf", 13 } } };
+        DesiredCgroup t2[] = {
+                { .path = "/", .sc_enable = CPU | MEMORY | MISC },
+                { .path = "/w", .sc_enable = CPU | MEMORY, .values = v, .n_values = 2 },
+                { .path = "/w/new", .create = true },
+        };
+        _cleanup_free_ char *before = snapshot(b);
+        p = plan_on(b, t2, ELEMENTSOF(t2));
+        _cleanup_free_ char *text = plan_text(p);
+        ck_assert_str_eq(text,
+                         "mkdir w/new\n"
+                         "write . cgroup.subtree_control +misc\n"
+                         "write w memory.max 2G\n"
+                         "write w misc.max sev 10\n");
+        ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
+        ck_assert_uint_eq(f.index, 3);
+        ck_assert_uint_eq(f.undone, 3);
+        ck_assert_int_eq(f.undo_error, 0);
+        plan_free(p);
+        _cleanup_free_ char *after = snapshot(b);
+        ck_assert_str_eq(after, before);
+        _cleanup_free_ char *mm = file_text("w", "memory.max");
+        ck_assert_str_eq(mm, "4294967296\n");
+}
+END_TEST
+
+static int refuse_values(const char *op, void *userdata) {
+        return strstr(op, " cpu.weight ") ? -EINVAL : 0;
+}
+
+START_TEST(test_refused_value_between_values) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        ApplyFailure f = {};
+        Plan *p;
+
+        p = plan_on(b, tree, ELEMENTSOF(tree));
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        plan_free(p);
+
+        /* memory.max changes, then the kernel refuses cpu.weight: memory.max goes back */
+        DesiredValue v[] = { { "memory.max", "1G", { "t.conf", 10 } }, { "cpu.weight", "70", { "t.conf", 11 } } };
+        DesiredCgroup t2[ELEMENTSOF(tree)];
+        memcpy(t2, tree, sizeof(tree));
+        t2[1].values = v;
+        t2[1].n_values = 2;
+        _cleanup_free_ char *before = snapshot(b);
+        p = plan_on(b, t2, ELEMENTSOF(t2));
+        ck_assert_uint_eq(p->n_ops, 2);
+        backend_set_fault_hook(b, refuse_values, NULL);
+        ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
+        backend_set_fault_hook(b, NULL, NULL);
+        ck_assert_uint_eq(f.index, 1);
+        ck_assert_uint_eq(f.undone, 1);
+        plan_free(p);
+        _cleanup_free_ char *after = snapshot(b);
+        ck_assert_str_eq(after, before);
+}
+END_TEST
+
+static const char *message_at(const PolicyErrors *e, unsigned line) {
+        for (size_t i = 0; i < e->n; i++)
+                if (e->errors[i].origin.line == line)
+                        return e->errors[i].message;
+        return NULL;
+}
+
+START_TEST(test_files_the_cgroup_will_not_have) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        DesiredValue rv[] = { { "memory.max", "1G", { "t.conf", 3 } } };
+        DesiredValue wv[] = {
+                { "memory.max", "1G", { "t.conf", 7 } },        /* bypassed for /w */
+                { "pids.max", "10", { "t.conf", 8 } },          /* not enabled by / */
+                { "io.weight", "default 50", { "t.conf", 9 } }, /* the VM kernel has no iocost */
+                { "cpu.idle", "1", { "t.conf", 10 } },
+                { "cpu.weight", "20", { "t.conf", 11 } },       /* refused while idle */
+        };
+        DesiredCgroup d[] = {
+                { .path = "/", .sc_enable = CPU, .sc_bypass = MEMORY, .values = rv, .n_values = 1 },
+                { .path = "/w", .create = true, .values = wv, .n_values = ELEMENTSOF(wv) },
+        };
+        PolicyErrors e = {};
+        Plan *p = NULL;
+
+        ck_assert_int_eq(policy_plan(backend_get_model(b), d, ELEMENTSOF(d), &p, &e), -EINVAL);
+        ck_assert_ptr_null(p);
+        ck_assert_uint_eq(e.n, 5);
+        ck_assert_str_eq(message_at(&e, 3), "/: memory.max: the root cgroup has no such file; set it on a cgroup below");
+        ck_assert_str_eq(message_at(&e, 7), "/w: memory.max: memory is bypassed there, so the cgroup has no memory "
+                                            "files; re-enable it ('controllers = +memory') to set them");
+        ck_assert_str_eq(message_at(&e, 8), "/w: pids.max: pids is not enabled for the cgroup (its parent's "
+                                            "subtree-control does not have +pids), so it has no pids files");
+        ck_assert_str_eq(message_at(&e, 9), "/w: io.weight: the kernel has no such file (cgbypassd models Linux 6.1 "
+                                            "as kernel/config/ builds it)");
+        ck_assert_str_eq(message_at(&e, 11), "/w: cpu.weight = 20: the kernel refuses it (EINVAL) with the cgroup's "
+                                             "other values; it takes a weight from 1 to 10000");
+        ck_assert_ptr_null(message_at(&e, 10));
+        policy_errors_done(&e);
+
+        /* re-enabled below a bypass, the files are there */
+        DesiredCgroup ok2[] = {
+                { .path = "/", .sc_enable = CPU, .sc_bypass = MEMORY },
+                { .path = "/w", .create = true, .ctl_enable = MEMORY, .values = wv, .n_values = 1 },
+        };
+        ck_assert_int_eq(policy_plan(backend_get_model(b), ok2, ELEMENTSOF(ok2), &p, &e), 0);
+        ck_assert_uint_eq(e.n, 0);
+        _cleanup_free_ char *text = plan_text(p);
+        ck_assert_str_eq(text, "mkdir w\n"
+                               "write . cgroup.subtree_control +cpu #memory\n"
+                               "write w cgroup.controllers +memory\n"
+                               "write w memory.max 1G\n");
+        plan_free(p);
+}
+END_TEST
+
+START_TEST(test_values_go_with_their_css) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
+        _cleanup_free_ char *s1 = NULL, *s2 = NULL, *s3 = NULL;
+        Cgroup *a;
+
+        ck_assert_int_eq(hierarchy_new(&h, RULES_BYPASS, CGMASK_VM_KERNEL), 0);
+        ck_assert_int_eq(hierarchy_mkdir(h, "A", &a, NULL), 0);
+        ck_assert_int_eq(cgroup_write(h, hierarchy_root(h), "cgroup.subtree_control", "+memory", NULL), 0);
+        ck_assert_int_eq(cgroup_value_write(h, a, "memory.max", "4G", NULL), 0);
+        ck_assert_int_eq(cgroup_value_read(h, a, "memory.max", &s1), 0);
+        ck_assert_str_eq(s1, "4294967296\n");
+        /* a failed control write keeps them */
+        ck_assert_int_eq(cgroup_write(h, hierarchy_root(h), "cgroup.subtree_control", "+nope", NULL), -EINVAL);
+        ck_assert_int_eq(cgroup_value_read(h, a, "memory.max", &s2), 0);
+        ck_assert_str_eq(s2, "4294967296\n");
+        /* disabled and enabled again: a new css, the default */
+        ck_assert_int_eq(cgroup_write(h, hierarchy_root(h), "cgroup.subtree_control", "-memory", NULL), 0);
+        ck_assert_int_eq(cgroup_value_read(h, a, "memory.max", &s3), -ENOENT);
+        ck_assert_int_eq(cgroup_write(h, hierarchy_root(h), "cgroup.subtree_control", "+memory", NULL), 0);
+        free(s3);
+        ck_assert_int_eq(cgroup_value_read(h, a, "memory.max", &s3), 0);
+        ck_assert_str_eq(s3, "max\n");
+        /* not on the root, not a read-only file */
+        ck_assert_int_eq(cgroup_value_write(h, hierarchy_root(h), "memory.max", "1G", NULL), -ENOENT);
+        ck_assert_int_eq(cgroup_value_write(h, a, "memory.current", "1", NULL), -EINVAL);
+        /* traces and the kernel backends see no change: cgroup_write() leaves values alone */
+        ck_assert_int_eq(cgroup_write(h, a, "memory.max", "1G", NULL), -ENOSYS);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("policy-values");
+        TCase *tc = tcase_create("values");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_plan_writes_values_after_their_files_appear);
+        tcase_add_test(tc, test_apply_reapply_change_and_restart);
+        tcase_add_test(tc, test_kernel_refusal_undoes_the_apply);
+        tcase_add_test(tc, test_refused_value_between_values);
+        tcase_add_test(tc, test_files_the_cgroup_will_not_have);
+        tcase_add_test(tc, test_values_go_with_their_css);
+        suite_add_tcase(s, tc);
+        SRunner *sr = srunner_create(s);
+        srunner_run_all(sr, CK_ENV);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
