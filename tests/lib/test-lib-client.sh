@@ -201,12 +201,23 @@ st=$?
 [ $st -ne 0 ] && [ $st -ne 124 ] && [[ $out == *"ccess denied"* || $out == *"ermission denied"* ]] &&
 	ok "owner: busctl monitor is refused (BecomeMonitor needs privileges)" ||
 	not_ok "busctl monitor as the owner" "exit $st: $out"
+# dbus-monitor falls back to match rules, which carry broadcast signals (org.cgbypass1(5))
+bus_env_as "$owner" timeout 10 dbus-monitor --system "type='signal',sender='org.cgbypass1'" >"$D/dbus-monitor" 2>&1 &
+monitor_pid=$!
+bus_env_wait_for 10 grep -q 'NameAcquired' "$D/dbus-monitor"
+client "$owner" enable /srv/owner cpu
+bus_env_wait_for 5 grep -q 'member=CgroupChanged' "$D/dbus-monitor" &&
+	grep -q 'Falling back to eavesdropping' "$D/dbus-monitor" &&
+	ok "owner: dbus-monitor is refused monitoring, falls back to a match, and shows CgroupChanged" ||
+	not_ok "dbus-monitor as the owner" "$(cat "$D/dbus-monitor")"
+kill "$monitor_pid" 2>/dev/null
+wait "$monitor_pid" 2>/dev/null
 if command -v gdbus >/dev/null 2>&1; then
 	bus_env_as "$owner" timeout 10 gdbus monitor --system --dest org.cgbypass1 >"$D/gdbus" 2>&1 &
 	gdbus_pid=$!
 	bus_env_wait_for 10 grep -q 'Monitoring signals' "$D/gdbus"
 	sleep 0.5 # gdbus adds its match after saying so
-	client "$owner" enable /srv/owner cpu
+	client "$owner" bypass /srv/owner cpu
 	bus_env_wait_for 5 grep -q "CgroupChanged ('/srv/owner',)" "$D/gdbus" &&
 		ok "owner: gdbus monitor --system --dest org.cgbypass1 shows CgroupChanged" ||
 		not_ok "gdbus monitor as the owner" "$(cat "$D/gdbus")"
