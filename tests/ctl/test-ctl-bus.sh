@@ -253,6 +253,10 @@ got=$(complete_words cgbypassctl --bus session show /A/B/)
 	ok "bash completion: cgroup paths from the daemon" || not_ok "completion of paths" "$got"
 got=$(complete_words cgbypassctl --bus=session enable /A/B/G c)
 [ "$got" = "cpuset cpu" ] && ok "bash completion: the root's controllers" || not_ok "completion of controllers" "$got"
+got=$(complete_words cgbypassctl dele)
+[ "$got" = "delegations delegate" ] && ok "bash completion: the verbs" || not_ok "completion of verbs" "$got"
+got=$(complete_words cgbypassctl delegate /A --lifetime=p)
+[ "$got" = "--lifetime=persistent" ] && ok "bash completion: --lifetime=" || not_ok "completion of --lifetime" "$got"
 got=$(complete_words cgbypassctl --bus session set /A -m)
 [ "$got" = "-memory -misc" ] && ok "bash completion: changes after set" || not_ok "completion of changes" "$got"
 
@@ -312,6 +316,9 @@ g_line=$(printf '%s\n' "$out" | grep '/A/B/G')
 members=$(printf '%s\n' "$g_line" | grep -o '/A/B/G/s[0-9]*' | sort -V | paste -sd' ')
 [ "$status" -eq 0 ] && [ "$members" = "$(seq -f /A/B/G/s%g 1 12 | paste -sd' ')" ] && [[ $g_line != *...* ]] &&
 	ok "tree --full: every member" || not_ok "tree --full" "$out$err"
+got=$(complete_words cgbypassctl --bus=session show /A/B/G/s | tr ' ' '\n' | sort -V | paste -sd' ')
+[ "$got" = "$(seq -f /A/B/G/s%g 1 12 | paste -sd' ')" ] && ok "bash completion: every cgroup, none folded" ||
+	not_ok "completion of folded cgroups" "$got"
 run --json tree cpu
 got=$(printf '%s' "$out" | "$jq" children 0 children 1 members | grep -o '"/A/B/G[^"]*"' | wc -l)
 [ "$got" -eq 13 ] && ok "tree --json is not folded" || not_ok "tree --json" "$out"
