@@ -137,7 +137,7 @@ for i in $(seq 1 12); do bus_env_as "$alice" mkdir "$scratch/alice/order/s$i"; d
 got=$(busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager GetEffectiveNodes s "$X" |
 	grep -o '"/alice/order/s[0-9]*"' | tr -d '"' | paste -sd' ')
 [ "$got" = "$(seq -f /alice/order/s%g 1 12 | paste -sd' ')" ] &&
-	ok "GetEffectiveNodes: children in the order they were made (readdir: $(ls -f "$scratch/alice/order" | grep '^s' | head -4 | paste -sd' ') ...)" ||
+	ok "GetEffectiveNodes: children in the order they were made (readdir: $(ls -f "$scratch/alice/order" | sed -n '/^s/p' | head -4 | paste -sd' ') ...)" ||
 	not_ok "GetEffectiveNodes order" "$got"
 for i in $(seq 1 12); do rmdir "$scratch/alice/order/s$i"; done
 rmdir "$scratch/alice/order"

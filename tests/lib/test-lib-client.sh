@@ -165,9 +165,9 @@ succeeds root "root: reload after the fix" reload
 # every error name the map has: provoked above, or listed here with why not
 not_provoked="InUseBySubtree HasProcesses NotSupported Busy Failed"
 missing=
-for name in $(sed -nE 's/.*CGBYPASS_ERROR_PREFIX "([A-Za-z]+)".*/\1/p' "$src/include/cgbypass/cgbypass.h"); do
+while read -r name; do
 	[[ " ${provoked[*]} $not_provoked " == *" $name "* ]] || missing+=" $name"
-done
+done < <(sed -nE 's/.*CGBYPASS_ERROR_PREFIX "([A-Za-z]+)".*/\1/p' "$src/include/cgbypass/cgbypass.h")
 # InUseBySubtree (the daemon plans a re-enable with the cgroup's own subtree_control, so a
 # caller did not reach it here), HasProcesses (processes in a sim cgroup), NotSupported (thread
 # mode), Busy (256 pending polkit checks) and Failed (a kernel write refused) need what this
