@@ -370,7 +370,8 @@ if ! busctl --user introspect org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager
 	grep -q '^\.AddDelegation '; then
 	for t in "delegate: a new cgroup to a uid" "delegations lists it" "show: delegated" \
 		"delegate: nested in a delegation is refused" "undelegate" "undelegate: the cgroup stays" \
-		"undelegate: a configured delegation is refused"; do
+		"undelegate: a configured delegation is refused" "delegate --no-create: a missing cgroup is refused" \
+		"... and not made"; do
 		ok "$t # SKIP cgbypassd has no AddDelegation yet"
 	done
 else
@@ -385,6 +386,10 @@ else
 	run undelegate /A/B/G
 	[ "$status" -eq 1 ] && one_line "$err" && [[ $err =~ \(org\.cgbypass1\.Error\.[A-Za-z]+\)$ ]] &&
 		ok "undelegate: a configured delegation is refused" || not_ok "undelegate configured" "exit $status: $err"
+	run delegate --no-create --lifetime=persistent /rt-missing 4242 cpu
+	[ "$status" -eq 1 ] && one_line "$err" && [[ $err =~ \(org\.cgbypass1\.Error\.[A-Za-z]+\)$ ]] &&
+		ok "delegate --no-create: a missing cgroup is refused" || not_ok "--no-create" "exit $status: $err"
+	[ ! -e "$root/rt-missing" ] && ok "... and not made" || not_ok "--no-create made /rt-missing"
 fi
 
 # ---- reload ----
