@@ -407,15 +407,16 @@ static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bu
                                          request_quote(name, q));
         }
         (void) manager_refresh(m, NULL);
+        /* asked first: -EINVAL from the walk can also be sd-bus refusing a path that is not UTF-8 */
+        if (!(hierarchy_builtin(backend_get_model(m->backend)) & CGMASK(x)))
+                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
+                                         "The controller '%s' has no hierarchy here: not built into this kernel, "
+                                         "or not a cgroup2 controller", name);
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(uas)");
         if (r >= 0)
                 r = hierarchy_effective_nodes(backend_get_model(m->backend), x, append_effective_node, reply);
-        if (r == -EINVAL)
-                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
-                                         "The controller '%s' has no hierarchy here: not built into this kernel, "
-                                         "or not a cgroup2 controller", name);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r < 0)

@@ -144,6 +144,7 @@ refused "$owner" NotManaged "owner: a cgroup nobody manages" enable /elsewhere c
 refused "$owner" NoSuchCgroup "owner: show a cgroup that does not exist" show /srv/owner/nonexistent
 refused "$owner" InvalidPath "owner: show a relative path" show srv/owner
 refused "$owner" UnknownController "owner: the tree of no controller" tree bogus
+refused "$owner" UnknownController "owner: the tree of a controller cgroup2 lacks (GetEffectiveNodes)" tree cpuacct
 refused "$owner" InvalidArgument "owner: a change without a sign" set /srv/owner cpu
 bus_env_as "$owner" mkdir "$root/srv/owner/child"
 succeeds "$owner" "owner: set /srv/owner +cpu" set /srv/owner +cpu
