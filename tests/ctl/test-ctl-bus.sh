@@ -376,7 +376,8 @@ if ! busctl --user introspect org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager
 	done
 else
 	succeeds "delegate: a new cgroup to a uid" delegate /rt 4242 cpu
-	json "delegations lists it" '{"cgroup":"/rt","uid":4242,"user":null,"controllers":["cpu"]}' 0 -- delegations
+	# sorted by cgroup: /A/B/G, then /rt
+	json "delegations lists it" '{"cgroup":"/rt","uid":4242,"user":null,"controllers":["cpu"]}' 1 -- delegations
 	json "show: delegated" 4242 delegated_to -- show /rt
 	run delegate /A/B/G/x 4242 cpu
 	[ "$status" -eq 1 ] && one_line "$err" && [[ $err =~ \(org\.cgbypass1\.Error\.[A-Za-z]+\)$ ]] &&
