@@ -130,6 +130,18 @@ as "$alice" SetSubtreeControl /alice/busy "+$X"
 kill "$sleeper" && wait "$sleeper" 2>/dev/null
 sleeper=
 
+# GetEffectiveNodes lists children as the kernel made them (inode order), not as readdir(3) does
+# (a hash of the names), nor sorted by name (s10 before s2)
+bus_env_as "$alice" mkdir "$scratch/alice/order"
+for i in $(seq 1 12); do bus_env_as "$alice" mkdir "$scratch/alice/order/s$i"; done
+got=$(busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager GetEffectiveNodes s "$X" |
+	grep -o '"/alice/order/s[0-9]*"' | tr -d '"' | paste -sd' ')
+[ "$got" = "$(seq -f /alice/order/s%g 1 12 | paste -sd' ')" ] &&
+	ok "GetEffectiveNodes: children in the order they were made (readdir: $(ls -f "$scratch/alice/order" | sed -n '/^s/p' | head -4 | paste -sd' ') ...)" ||
+	not_ok "GetEffectiveNodes order" "$got"
+for i in $(seq 1 12); do rmdir "$scratch/alice/order/s$i"; done
+rmdir "$scratch/alice/order"
+
 # a broken reload keeps the kernel as it is; a restart keeps the owner's changes
 before=$(ksnap)
 cp "$D/c.conf" "$D/good.conf"
