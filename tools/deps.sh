@@ -11,7 +11,8 @@
 #   test     build + package + what the test suite needs (qemu, linux-source-6.1
 #            and the kernel build tools, busybox, dbus, polkitd, cgroup-tools,
 #            systemd's systemd-analyze, strace, man-db, groff and mandoc for the
-#            man pages); every tool a script tests for (tests/install/test-deps.sh)
+#            man pages, gdbus for the signal test of tests/lib); every tool a
+#            script tests for (tests/install/test-deps.sh)
 set -euo pipefail
 
 list=0
@@ -22,7 +23,7 @@ fi
 profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
-	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc)
+	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc libglib2.0-bin)
 package_pkgs=(build-essential dpkg-dev debhelper lintian)
 
 case "$profile" in
@@ -31,7 +32,7 @@ demo) pkgs=("${build_pkgs[@]}" dbus polkitd util-linux passwd) ;;
 package) pkgs=("${build_pkgs[@]}" "${package_pkgs[@]}") ;;
 test) pkgs=("${build_pkgs[@]}" "${package_pkgs[@]}" "${test_pkgs[@]}") ;;
 -h | --help)
-	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 *)
