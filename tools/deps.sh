@@ -7,7 +7,7 @@
 #        tools/deps.sh --list PROFILE   print the profile's packages, install nothing
 #   build    compiler, meson, libsystemd, inih, check, json-c
 #   demo     build + dbus and polkitd (the demo runs the daemon on a private bus)
-#   package  build + debhelper, dpkg-dev and lintian (tools/build-deb.sh)
+#   package  build + debhelper, dpkg-dev, lintian and git (tools/build-deb.sh)
 #   test     build + package + what the test suite needs (qemu, linux-source-6.1
 #            and the kernel build tools, busybox, dbus, polkitd, cgroup-tools,
 #            systemd's systemd-analyze, strace, man-db, groff and mandoc for the
@@ -23,8 +23,8 @@ fi
 profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
-	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc libglib2.0-bin)
-package_pkgs=(build-essential dpkg-dev debhelper lintian)
+	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc libglib2.0-bin python3)
+package_pkgs=(build-essential dpkg-dev debhelper lintian git)
 
 case "$profile" in
 build) pkgs=("${build_pkgs[@]}") ;;
