@@ -40,15 +40,11 @@ for d in $debs; do
 done
 has_lib=0
 [ -f "$top/include/cgbypass/cgbypass.h" ] && has_lib=1
-want=(cgbypassd cgbypassd-dbgsym)
-[ $has_lib -eq 1 ] && want+=(libcgbypass1 libcgbypass-dev)
-got=$(printf '%s\n' "${!deb[@]}" | LC_ALL=C sort | xargs)
-if [ "$got" = "$(printf '%s\n' "${want[@]}" | grep -v dbgsym | LC_ALL=C sort | xargs)" ] ||
-	[ "$got" = "$(printf '%s\n' "${want[@]}" | LC_ALL=C sort | xargs)" ]; then
-	ok "the packages: $got"
-else
-	not_ok "the packages are '$got', expected ${want[*]} (dbgsym optional)"
-fi
+want=cgbypassd
+[ $has_lib -eq 1 ] && want="cgbypassd libcgbypass-dev libcgbypass1"
+# and the -dbgsym packages debhelper adds unless DEB_BUILD_OPTIONS has noddebs
+got=$(printf '%s\n' "${!deb[@]}" | grep -v -- '-dbgsym$' | LC_ALL=C sort | xargs)
+[ "$got" = "$want" ] && ok "the packages: $got" || not_ok "the packages are '$got', expected '$want'"
 
 # lintian at its default level: no error and no warning, nor an override that
 # no longer applies (that is a warning too)
@@ -99,9 +95,39 @@ if [ -n "${deb[libcgbypass-dev]:-}" ]; then
 		not_ok "libcgbypass-dev's Depends: $dev_depends"
 fi
 
-# the unit as packaged: the installed daemon, the type Debian's systemd knows
 unpacked=$work/root
-dpkg-deb -x "${deb[cgbypassd]}" "$unpacked"
+for p in cgbypassd libcgbypass1 libcgbypass-dev; do
+	[ -z "${deb[$p]:-}" ] || dpkg-deb -x "${deb[$p]}" "$unpacked"
+done
+
+# the library: its soname, and the development files build the packaged
+# example client (pkg-config libcgbypass alone), which then runs on the
+# packaged libcgbypass.so.1
+if [ -n "${deb[libcgbypass1]:-}" ]; then
+	libdir=$unpacked/usr/lib/$multiarch
+	soname=$(objdump -p "$libdir/libcgbypass.so.1" | awk '$1 == "SONAME" {print $2}')
+	[ "$soname" = libcgbypass.so.1 ] && ok "libcgbypass1: soname libcgbypass.so.1" || not_ok "soname '$soname'"
+	[[ $depends == *"libcgbypass1 (>= "* ]] && ok "cgbypassd depends on libcgbypass1 (it links it)" ||
+		not_ok "cgbypassd does not depend on libcgbypass1" "$depends"
+	example=$unpacked/usr/share/doc/libcgbypass-dev/examples/client.c
+	if flags=$(PKG_CONFIG_SYSROOT_DIR=$unpacked PKG_CONFIG_PATH=$libdir/pkgconfig \
+		pkg-config --cflags --libs libcgbypass 2>&1) &&
+		out=$(cc -Wall -Wextra -Werror -o "$work/client" "$example" $flags 2>&1); then
+		ok "the packaged example builds with pkg-config libcgbypass ($flags)"
+		# no bus here: the client runs, its first call fails plainly
+		out=$(LD_LIBRARY_PATH=$libdir DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-bus "$work/client" reload 2>&1)
+		status=$?
+		loaded=$(LD_LIBRARY_PATH=$libdir ldd "$work/client" | awk '$1 == "libcgbypass.so.1" {print $3}')
+		[ $status -eq 1 ] && [[ $out == "client: cannot connect to the bus"* ]] &&
+			[ "$loaded" = "$libdir/libcgbypass.so.1" ] &&
+			ok "it runs on the packaged libcgbypass.so.1" || not_ok "the example client (exit $status, $loaded)" "$out"
+	else
+		not_ok "the packaged example does not build with the packaged development files" "$flags
+$out"
+	fi
+fi
+
+# the unit as packaged: the installed daemon, the type Debian's systemd knows
 unit=$unpacked$unitdir/cgbypassd.service
 systemd_version=$(pkg-config --modversion systemd)
 want_type=notify
