@@ -32,7 +32,7 @@ for tool in git dpkg-buildpackage dpkg-checkbuilddeps dh; do
 done
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-mkdir -p "$1" || die "cannot make '$1'"
+err=$(mkdir -p "$1" 2>&1) || die "cannot make '$1': ${err##*: }"
 out=$(cd "$1" && pwd)
 [ -f "$top/debian/control" ] || die "no debian/ in $top"
 git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || die "$top is not a git work tree (the file list comes from git)"
