@@ -2,7 +2,8 @@
 /*
  * The org.cgbypass1.Error.* names and their errnos, shared by cgbypassd and
  * cgbypassctl, and the words for a refused change: which cgroup to look at
- * and what to change there.
+ * and what to change there. Which name a Reason gets is in its row of the
+ * reason table (src/lib/model/reason.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,34 +35,13 @@ const sd_bus_error_map cgbypass_bus_error_map[] = {
 };
 
 const char *bus_error_name_from_model(int error, Reason reason) {
+        const char *name = reason_bus_error(reason);
+
+        if (name)
+                return name;
+        /* the kernel refused without saying why */
         if (error > 0)
                 error = -error;
-        switch (reason) {
-        case REASON_NOT_BYPASSED_BY_PARENT:
-                return BUS_ERROR_NOT_BYPASSED_BY_PARENT;
-        case REASON_NOT_AVAILABLE:
-                return BUS_ERROR_NOT_AVAILABLE;
-        case REASON_CHILD_USES_IT:
-                return BUS_ERROR_IN_USE_BELOW;
-        case REASON_OWN_SUBTREE_USES_IT:
-                return BUS_ERROR_IN_USE_BY_SUBTREE;
-        case REASON_HAS_PROCESSES:
-                return BUS_ERROR_HAS_PROCESSES;
-        case REASON_INVALID_DOMAIN:
-        case REASON_THREAD_SUBTREE:
-        case REASON_CANNOT_BE_THREADED:
-        case REASON_THREAD_MIGRATION:
-                return BUS_ERROR_NOT_SUPPORTED;
-        case REASON_ROOT:
-                return BUS_ERROR_ROOT_CGROUP;
-        case REASON_NO_SUCH_CGROUP:
-        case REASON_NOT_A_DIRECTORY:
-                return BUS_ERROR_NO_SUCH_CGROUP;
-        case REASON_PARSE:
-                return BUS_ERROR_INVALID_ARGUMENT;
-        default:
-                break;
-        }
         switch (error) {
         case -ENOMEM:
                 return SD_BUS_ERROR_NO_MEMORY;
