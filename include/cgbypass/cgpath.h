@@ -68,6 +68,13 @@ const char *cgpath_relative(const char *path);
 int cgpath_absolute(const char *path, char **ret);
 
 /**
+ * cgpath_is_absolute() - whether @path is spelled absolute (starts with '/');
+ *                        nothing else is checked
+ * @path: the path
+ */
+bool cgpath_is_absolute(const char *path);
+
+/**
  * cgpath_is_root() - whether @path names the root ("/", "." or "")
  * @path: either spelling
  */

@@ -15,6 +15,7 @@
 
 #include "backend-internal.h"
 #include "cgbypass/cftype.h"
+#include "cgbypass/cgpath.h"
 #include "cgroupfs.h"
 
 #define SIM_STATE "sim.state"
@@ -278,9 +279,7 @@ static bool is_cgroup_file_name(const char *name) {
 static char *join_path(const char *path, const char *name) {
         char *s;
 
-        if (streq(path, "."))
-                return strdup(name);
-        return asprintf(&s, "%s/%s", path, name) < 0 ? NULL : s;
+        return cgpath_join(path, name, &s) < 0 ? NULL : s;
 }
 
 /* Only what a sim could have left behind is removed: cgroup-like files and directories of them. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cgbypass/bus-errors.h"
+#include "cgbypass/cgpath.h"
 #include "cgbypass/macro.h"
 
 const sd_bus_error_map cgbypass_bus_error_map[] = {
@@ -57,34 +58,25 @@ const char *bus_error_name_from_model(int error, Reason reason) {
         }
 }
 
-/* "/a/b" -> "/a" (in @buf); "/a" -> "/" */
-static const char *parent_of(const char *cgroup, char *buf, size_t size) {
-        const char *slash = strrchr(cgroup, '/');
-        size_t n;
-
-        if (!slash || slash == cgroup)
-                return "/";
-        n = (size_t) (slash - cgroup);
-        if (n >= size)
-                return "its parent";
-        memcpy(buf, cgroup, n);
-        buf[n] = '\0';
-        return buf;
-}
-
 int bus_error_set_model(sd_bus_error *e, int error, Reason reason, const char *cgroup, const char *file,
                         const char *controller) {
         const char *name = bus_error_name_from_model(error, reason);
         const char *x = controller ?: "the controller";
         bool for_itself = streq_ptr(file, "cgroup.controllers");
-        char buf[4096];
-        const char *parent;
+        _cleanup_free_ char *parent_path = NULL;
+        const char *parent = "/";       /* also the root's: it has none to ask */
         int r;
 
         if (error > 0)
                 error = -error;
+        if (cgroup) {
+                r = cgpath_parent(cgroup, &parent_path);
+                if (r >= 0)
+                        parent = parent_path;
+                else if (r == -ENOMEM)
+                        parent = "its parent";
+        }
         cgroup = cgroup ?: "the cgroup";
-        parent = parent_of(cgroup, buf, sizeof(buf));
 
         switch (reason) {
         case REASON_NOT_BYPASSED_BY_PARENT:

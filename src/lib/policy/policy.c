@@ -7,6 +7,7 @@
  */
 #include <stdarg.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
 
@@ -96,20 +97,7 @@ static void add_error(Planner *p, Origin origin, const char *fmt, ...) {
 
 /* "/a/b" -> "a/b", "/" -> "." */
 static char *trace_path(const char *abs) {
-        while (*abs == '/')
-                abs++;
-        return strdup(*abs ? abs : ".");
-}
-
-static unsigned path_depth(const char *trace) {
-        unsigned d = 0;
-
-        if (streq(trace, "."))
-                return 0;
-        for (d = 1; *trace; trace++)
-                if (*trace == '/')
-                        d++;
-        return d;
+        return strdup(cgpath_relative(abs));
 }
 
 static State sc_state(const Cgroup *c, Controller x) {
@@ -505,7 +493,7 @@ static int check_desired(Planner *p) {
         for (size_t i = 0; i < p->n_want; i++) {
                 const DesiredCgroup *d = &p->want[i];
 
-                if (!d->path || d->path[0] != '/') {
+                if (!d->path || !cgpath_is_absolute(d->path)) {
                         add_error(p, d->origin, "%s: not an absolute cgroup path", strempty(d->path));
                         continue;
                 }
@@ -570,7 +558,7 @@ int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_wa
                         r = -ENOMEM;
                         goto finish;
                 }
-                p.items[i].depth = path_depth(p.items[i].path);
+                p.items[i].depth = cgpath_depth(p.items[i].path);
         }
         /* pre-order by depth then path; phase A walks it backwards */
         qsort(p.items, p.n_items, sizeof(Item), cmp_items_preorder);

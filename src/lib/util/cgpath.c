@@ -64,9 +64,9 @@ static const char *path_problem(const char *path, CgpathFlags flags) {
 
         if (!*path)
                 return "is empty";
-        if (!relative && path[0] != '/')
+        if (!relative && !cgpath_is_absolute(path))
                 return "is not absolute (it must start with '/')";
-        if (relative && path[0] == '/')
+        if (relative && cgpath_is_absolute(path))
                 return "is not relative (it must not start with '/')";
         if (flags & (CGPATH_LIMITS | CGPATH_MANAGED)) {
                 why = limits_problem(path);
@@ -91,6 +91,10 @@ int cgpath_verify(const char *path, CgpathFlags flags, const char **reterr_why) 
         if (reterr_why)
                 *reterr_why = why;
         return -EINVAL;
+}
+
+bool cgpath_is_absolute(const char *path) {
+        return path[0] == '/';
 }
 
 bool cgpath_is_root(const char *path) {
