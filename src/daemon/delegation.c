@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 
 #include "cgbypass/bus-errors.h"
+#include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "delegation.h"
 
@@ -73,20 +74,18 @@ const char *request_quote(const char *s, char buf[static REQUEST_QUOTE_SIZE]) {
 int request_path_verify(const char *path, sd_bus_error *error) {
         char q[REQUEST_QUOTE_SIZE];
         const char *why = NULL;
-        unsigned depth = 0;
+        unsigned depth;
 
         if (isempty(path))
                 return sd_bus_error_set(error, BUS_ERROR_INVALID_PATH,
                                         "An empty string is not a cgroup path; the root cgroup is \"/\"");
         if (!utf8_is_valid(path))
                 return sd_bus_error_set(error, BUS_ERROR_INVALID_PATH, "The cgroup path is not valid UTF-8");
-        if (config_cgroup_path_verify(path, &why) < 0)
+        if (cgpath_verify(path, CGPATH_MANAGED, &why) < 0)
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
                                          "'%s' %s: give a normalized absolute cgroup path, as in /proc/PID/cgroup",
                                          request_quote(path, q), why);
-        for (const char *p = path; *p; p++)
-                if (*p == '/' && p[1])
-                        depth++;
+        depth = cgpath_depth(path);
         if (depth > MANAGER_PATH_DEPTH_MAX)
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
                                          "'%s' is deeper than %u levels", request_quote(path, q), MANAGER_PATH_DEPTH_MAX);
@@ -352,9 +351,7 @@ static int open_beneath(int root_fd, const char *rel, int flags) {
 static char *child_path(const char *parent, const char *name) {
         char *s;
 
-        if (asprintf(&s, "%s/%s", streq(parent, "/") ? "" : parent, name) < 0)
-                return NULL;
-        return s;
+        return cgpath_join(parent, name, &s) < 0 ? NULL : s;
 }
 
 /*
@@ -374,7 +371,7 @@ static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, 
         /* only directories become cgroups; a symlink is never followed */
         if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
                 return 0;
-        if (config_cgroup_path_verify(sub, NULL) < 0) {
+        if (cgpath_verify(sub, CGPATH_MANAGED, NULL) < 0) {
                 log_debug("Not adopting '%s': not a name cgbypassd manages.", sub);
                 return 0;
         }
@@ -403,7 +400,7 @@ static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth
 
         if (depth >= MANAGER_PATH_DEPTH_MAX || *budget == 0)
                 return 0;
-        fd = open_beneath(root_fd, path + 1, O_RDONLY | O_DIRECTORY);
+        fd = open_beneath(root_fd, cgpath_relative(path), O_RDONLY | O_DIRECTORY);
         if (fd < 0)
                 return fd == -ENOENT ? 0 : fd;
         d = fdopendir(fd);
@@ -465,7 +462,7 @@ static int adopt_path(Manager *m, int root_fd, const char *from, const char *to,
                 if (hierarchy_lookup(backend_get_model(m->backend), path, &c) < 0) {
                         _cleanup_close_ int fd = -1;
                         path[at] = '\0';
-                        fd = open_beneath(root_fd, at ? path + 1 : ".", O_RDONLY | O_DIRECTORY);
+                        fd = open_beneath(root_fd, cgpath_relative(path), O_RDONLY | O_DIRECTORY);
                         path[at] = '/';
                         if (fd < 0 || adopt_one(m, fd, path + at + 1, path, budget) == 0)
                                 return fd < 0 && fd != -ENOENT ? fd : -ENOENT;
@@ -478,17 +475,12 @@ static int adopt_path(Manager *m, int root_fd, const char *from, const char *to,
 }
 
 static unsigned path_depth(const char *path) {
-        unsigned n = 0;
-
-        for (const char *p = path; *p; p++)
-                if (*p == '/' && p[1])
-                        n++;
-        return n;
+        return cgpath_depth(path);
 }
 
 /* Whether directory @path (absolute cgroup path) is still there, beneath @root_fd. */
 static bool dir_exists(int root_fd, const char *path) {
-        _cleanup_close_ int fd = open_beneath(root_fd, path + 1, O_PATH | O_DIRECTORY);
+        _cleanup_close_ int fd = open_beneath(root_fd, cgpath_relative(path), O_PATH | O_DIRECTORY);
         return fd >= 0 || fd != -ENOENT;       /* only a sure "gone" counts */
 }
 

@@ -3,6 +3,7 @@
 
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/bus-names.h"
+#include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
 #include "callers.h"
@@ -719,10 +720,9 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
                 char buf[64];
 
                 log_apply_failure(p, r, &f);
-                if (asprintf(&path, "/%s", streq(op->path, ".") ? "" : op->path) < 0) {
-                        r = -ENOMEM;
+                r = cgpath_absolute(op->path, &path);
+                if (r < 0)
                         goto finish;
-                }
                 r = bus_error_set_model(error, r, f.reason, path, op->file, op_controller(op, buf, sizeof(buf)));
                 goto finish;
         }

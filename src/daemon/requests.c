@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
 #include "cgbypass/fileio.h"
@@ -251,7 +252,7 @@ static int parse_line(char *line, ClientChanges *c) {
         if (!word || !streq(word, "change"))
                 return -EBADMSG;
         word = strtok_r(NULL, " ", &save);
-        if (!word || config_cgroup_path_verify(word, NULL) < 0 || client_changes_find(c, word))
+        if (!word || cgpath_verify(word, CGPATH_MANAGED, NULL) < 0 || client_changes_find(c, word))
                 return -EBADMSG;
         x = client_changes_add(c, word);
         if (!x)
