@@ -59,13 +59,11 @@ bool cg_name_is_knob(const char *name) {
         return false;
 }
 
-/* Controllers whose files @c shows (kernel: the css_visible() ones). */
-static CgMask visible_mask(const Hierarchy *h, const Cgroup *c) {
+CgMask cg_visible_mask(const Hierarchy *h, const Cgroup *c) {
         return cg_control(h, c, false) | (cg_ss_mask(h, c, false) & h->implicit_mask);
 }
 
-/* Would showing @ctrl's files in @c run into a child directory of the same name? */
-static bool files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) {
+bool cg_files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) {
         for (const Cgroup *k = c->first_child; k; k = k->next_sibling) {
                 if (!cg_name_is_knob(k->name))
                         continue;
@@ -74,98 +72,6 @@ static bool files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) 
                                 return true;
         }
         return false;
-}
-
-typedef struct SavedControl {
-        Cgroup *cgroup;
-        CgMask subtree_control, subtree_ss_mask, subtree_bypass, enable_ss_mask, visible, css;
-        Cgroup *dom_cgrp;
-} SavedControl;
-
-int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void *arg) {
-        _cleanup_free_ SavedControl *saved = NULL;
-        size_t n = 0, cap = 0;
-
-        for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c)) {
-                if (n == cap) {
-                        cap = cap ? cap * 2 : 64;
-                        SavedControl *ns = realloc(saved, cap * sizeof(SavedControl));
-                        if (!ns)
-                                return -ENOMEM;
-                        saved = ns;
-                }
-                saved[n++] = (SavedControl) {
-                        .cgroup = d,
-                        .subtree_control = d->subtree_control,
-                        .subtree_ss_mask = d->subtree_ss_mask,
-                        .subtree_bypass = d->subtree_bypass,
-                        .enable_ss_mask = d->enable_ss_mask,
-                        .visible = visible_mask(h, d),
-                        .css = cg_ss_mask(h, d, false),
-                        .dom_cgrp = d->dom_cgrp,
-                };
-        }
-
-        mutate(h, c, arg);
-        cg_propagate_control(h, c);
-
-        /*
-         * Decision (k): csses are never re-linked. A cgroup that gains a css while
-         * a descendant keeps one of its own (linked to a css above) is refused.
-         */
-        int r = 0;
-        for (size_t i = 0; i < n && r == 0; i++) {
-                Cgroup *d = saved[i].cgroup;
-                CgMask now = cg_ss_mask(h, d, false);
-                CgMask gained = now & ~saved[i].css;
-                for (size_t j = i + 1; gained && j < n && saved[j].cgroup->level > d->level; j++)
-                        if (saved[j].css & cg_ss_mask(h, saved[j].cgroup, false) & gained) {
-                                r = -EBUSY;
-                                break;
-                        }
-
-                /* nor may a css go while a css linked to it (the next css down) stays */
-                CgMask lost = d->parent ? saved[i].css & ~now : 0;
-                FOREACH_CONTROLLER_IN(x, lost) {
-                        unsigned shield = UINT_MAX; /* below a css of its own, csses link to that one */
-                        for (size_t j = i + 1; r == 0 && j < n && saved[j].cgroup->level > d->level; j++) {
-                                Cgroup *e = saved[j].cgroup;
-                                if (e->level > shield)
-                                        continue;
-                                shield = UINT_MAX;
-                                if (!(saved[j].css & CGMASK(x)))
-                                        continue;
-                                if (cg_ss_mask(h, e, false) & CGMASK(x))
-                                        r = -EBUSY;
-                                else
-                                        shield = e->level;
-                        }
-                }
-        }
-
-        /* kernel: css_populate_dir() adds the files of every css that became visible */
-        for (size_t i = 0; i < n && r == 0; i++) {
-                Cgroup *d = saved[i].cgroup;
-                CgMask shown = visible_mask(h, d) & ~saved[i].visible;
-                if (!d->first_child || !shown)
-                        continue;
-                FOREACH_CONTROLLER_IN(x, shown)
-                        if (files_collide(h, d, x)) {
-                                r = -EEXIST;
-                                break;
-                        }
-        }
-        if (r < 0)
-                /* kernel: cgroup_restore_control() */
-                for (size_t j = 0; j < n; j++) {
-                        Cgroup *e = saved[j].cgroup;
-                        e->subtree_control = saved[j].subtree_control;
-                        e->subtree_ss_mask = saved[j].subtree_ss_mask;
-                        e->subtree_bypass = saved[j].subtree_bypass;
-                        e->enable_ss_mask = saved[j].enable_ss_mask;
-                        e->dom_cgrp = saved[j].dom_cgrp;
-                }
-        return r;
 }
 
 bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file) {
