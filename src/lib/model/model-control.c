@@ -481,13 +481,11 @@ static int write_limit(int *field, const char *buf, Reason *reterr) {
         return 0;
 }
 
-int cgroup_write_max_descendants(Cgroup *c, const char *buf, Reason *reterr_reason);
-int cgroup_write_max_descendants(Cgroup *c, const char *buf, Reason *reterr_reason) {
+int cg_write_max_descendants(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
         return write_limit(&c->max_descendants, buf, reterr_reason);
 }
 
-int cgroup_write_max_depth(Cgroup *c, const char *buf, Reason *reterr_reason);
-int cgroup_write_max_depth(Cgroup *c, const char *buf, Reason *reterr_reason) {
+int cg_write_max_depth(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
         return write_limit(&c->max_depth, buf, reterr_reason);
 }
 

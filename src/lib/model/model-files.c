@@ -11,9 +11,6 @@
 #include "cgbypass/strbuf.h"
 #include "model-internal.h"
 
-int cgroup_write_max_descendants(Cgroup *c, const char *buf, Reason *reterr_reason);
-int cgroup_write_max_depth(Cgroup *c, const char *buf, Reason *reterr_reason);
-
 /* kernel: cgroup_kf_ops.atomic_write_len */
 #define KERNFS_WRITE_MAX 4096
 
@@ -207,24 +204,10 @@ int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **re
         return strbuf_steal(&b, ret);
 }
 
-/* kernel: cgroup_procs_write_start(): "kstrtoint(strstrip(buf), 0, &pid) || pid < 0" */
-static int write_pid(const char *buf, Reason *reterr) {
-        _cleanup_free_ char *copy = strdup(buf);
-        int pid;
-
-        if (!copy)
-                return -ENOMEM;
-        if (kstrtoint(kstrstrip(copy), 0, &pid) < 0 || pid < 0) {
-                reason_set(reterr, REASON_PARSE);
-                return -EINVAL;
-        }
-        /* real pids mean nothing to the model; moves go through hierarchy_move() */
-        reason_set(reterr, REASON_NOT_MODELED);
-        return -ENOSYS;
-}
-
 int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
-        if (!cgroup_has_file(h, c, file)) {
+        const CfType *t = file_find(h, c, file);
+
+        if (!t) {
                 reason_set(reterr_reason, REASON_NO_SUCH_FILE);
                 return -ENOENT;
         }
@@ -244,19 +227,9 @@ int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Rea
                 reason_set(reterr_reason, REASON_READ_ONLY);
                 return -EINVAL;
         }
-        if (streq(file, "cgroup.subtree_control"))
-                return cgroup_write_subtree_control(h, c, buf, reterr_reason);
-        if (streq(file, "cgroup.controllers"))
-                return cgroup_write_controllers(h, c, buf, reterr_reason);
-        if (streq(file, "cgroup.type"))
-                return cgroup_write_type(h, c, buf, reterr_reason);
-        if (streq(file, "cgroup.max.depth"))
-                return cgroup_write_max_depth(c, buf, reterr_reason);
-        if (streq(file, "cgroup.max.descendants"))
-                return cgroup_write_max_descendants(c, buf, reterr_reason);
-        if (streq(file, "cgroup.procs") || streq(file, "cgroup.threads"))
-                return write_pid(buf, reterr_reason);
-
+        /* kernel: cgroup_file_write() calls the cftype's handler */
+        if (t->write)
+                return t->write(h, c, buf, reterr_reason);
         reason_set(reterr_reason, REASON_NOT_MODELED);
         return -ENOSYS;
 }

@@ -152,6 +152,13 @@ void cg_finalize_control(ControlSave *s, int ret);
 /* kernel: cgroup_update_populated(), for a change of @c's own tasks between none and some */
 void cg_update_populated(Cgroup *c, bool populated);
 
+/* kernel: cgroup_max_descendants_write(), cgroup_max_depth_write() */
+int cg_write_max_descendants(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
+int cg_write_max_depth(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
+
+/* kernel: cgroup_procs_write(), cgroup_threads_write(): the parse only; moves go through hierarchy_move() */
+int cg_write_procs(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
+
 /* the kernel's cgroup_subtree_control_write() parser, shared with cgroup.controllers */
 int cg_parse_control_tokens(const Hierarchy *h, char *buf, const char *prefixes,
                             CgMask *ret_plus, CgMask *ret_minus, CgMask *ret_hash);
