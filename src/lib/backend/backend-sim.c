@@ -463,7 +463,7 @@ static int sync_all(Backend *b, bool fresh, DriftList *drift, char **reterr_msg)
 
 /* ---- the backend ---- */
 
-static int model_from_state(const State *st, const char *where, Hierarchy **ret, char **reterr_msg) {
+static int model_from_state(const BackendState *st, const char *where, Hierarchy **ret, char **reterr_msg) {
         _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
         _cleanup_free_ char *msg = NULL;
         int r;
@@ -472,7 +472,7 @@ static int model_from_state(const State *st, const char *where, Hierarchy **ret,
         if (r < 0)
                 return backend_msg(reterr_msg, r == -EINVAL ? -EUCLEAN : r, "%s: bad controller set", where);
         for (size_t i = 0; i < st->n; i++) {
-                const StateCgroup *sc = &st->cgroups[i];
+                const BackendStateCgroup *sc = &st->cgroups[i];
                 Cgroup *c;
 
                 r = hierarchy_import(h, sc->path, sc->threaded, sc->subtree_control, sc->subtree_bypass,
@@ -494,7 +494,7 @@ static int model_from_state(const State *st, const char *where, Hierarchy **ret,
 }
 
 static int sim_save(Backend *b) {
-        State st = {};
+        BackendState st = {};
         int r;
 
         r = state_from_model(b->model, false, &st);
@@ -512,7 +512,7 @@ static int sim_save(Backend *b) {
 static int sim_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         _cleanup_free_ char *where = NULL;
         DriftList drift = {};
-        State st = {};
+        BackendState st = {};
         bool fresh;
         int r;
 
