@@ -81,6 +81,15 @@ bool cgpath_is_absolute(const char *path);
 bool cgpath_is_root(const char *path);
 
 /**
+ * cgpath_is_at_or_below() - whether @path is @top or a descendant of it
+ * @path: a normalized path
+ * @top: a normalized path in the same spelling
+ *
+ * "/a/b" is below "/a" and "/", "/ab" is not below "/a".
+ */
+bool cgpath_is_at_or_below(const char *path, const char *top);
+
+/**
  * cgpath_depth() - the number of components of a normalized @path
  * @path: either spelling
  *

@@ -15,11 +15,7 @@ const char client_change_origin[] = "client change";
 #define CHANGES_HEADER "# cgbypassd client changes v1; written by cgbypassd, do not edit"
 
 bool cgroup_path_is_at_or_below(const char *path, const char *top) {
-        size_t n = strlen(top);
-
-        if (streq(top, "/"))
-                return path[0] == '/';
-        return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+        return cgpath_is_at_or_below(path, top);
 }
 
 void client_changes_done(ClientChanges *c) {

@@ -150,6 +150,19 @@ START_TEST(test_join) {
 }
 END_TEST
 
+START_TEST(test_below) {
+        ck_assert(cgpath_is_at_or_below("/a/b", "/a"));
+        ck_assert(cgpath_is_at_or_below("/a", "/a"));
+        ck_assert(cgpath_is_at_or_below("/a", "/"));
+        ck_assert(cgpath_is_at_or_below("/", "/"));
+        ck_assert(!cgpath_is_at_or_below("/ab", "/a"));
+        ck_assert(!cgpath_is_at_or_below("/", "/a"));
+        ck_assert(cgpath_is_at_or_below("a/b", "a"));
+        ck_assert(cgpath_is_at_or_below("a", "."));
+        ck_assert(!cgpath_is_at_or_below("/a", "."));
+}
+END_TEST
+
 static Suite *cgpath_suite(void) {
         Suite *s = suite_create("cgpath");
         TCase *tc = tcase_create("cgpath");
@@ -159,6 +172,7 @@ static Suite *cgpath_suite(void) {
         tcase_add_test(tc, test_name);
         tcase_add_loop_test(tc, test_spellings, 0, ELEMENTSOF(spellings));
         tcase_add_test(tc, test_join);
+        tcase_add_test(tc, test_below);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -411,11 +411,7 @@ static int path_cmp(const char *a, const char *b) {
 
 /* @inner is below @outer (not equal) */
 static bool path_is_below(const char *inner, const char *outer) {
-        size_t n = strlen(outer);
-
-        if (streq(outer, "/"))
-                return !streq(inner, "/");
-        return strncmp(inner, outer, n) == 0 && inner[n] == '/';
+        return cgpath_is_at_or_below(inner, outer) && !streq(inner, outer);
 }
 
 /* An entry to sort: its path, where it was set, and its place in reading order. */

@@ -121,6 +121,16 @@ int cgpath_absolute(const char *path, char **ret) {
         return 0;
 }
 
+bool cgpath_is_at_or_below(const char *path, const char *top) {
+        size_t n = strlen(top);
+
+        if (streq(top, "/"))
+                return cgpath_is_absolute(path);
+        if (streq(top, "."))
+                return !cgpath_is_absolute(path);
+        return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 unsigned cgpath_depth(const char *path) {
         const char *rel = cgpath_relative(path);
         unsigned n = 1;
