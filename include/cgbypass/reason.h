@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 /*
  * Why an operation was refused. One errno often has several causes that a
  * person fixes differently. The words for each reason live in one table
@@ -85,3 +87,19 @@ const char *reason_text(Reason r);
  * the errno decides.
  */
 const char *reason_bus_error(Reason r);
+
+/**
+ * reason_bus_message() - what a client is told to change where
+ * @r: the reason
+ * @controllers: whether the refused write was to cgroup.controllers
+ *               (re-enabling for the cgroup itself) rather than giving a
+ *               controller to its children
+ *
+ * A template in which bus_error_set_model() fills in {cgroup}, {parent},
+ * {controller} and {file}: "{parent} does not bypass {controller} for its
+ * children; ...".
+ *
+ * Return: the template; NULL when the errno decides the words (REASON_NONE,
+ * the refusals the kernel gives no advice for, the daemon's own refusals).
+ */
+const char *reason_bus_message(Reason r, bool controllers);

@@ -20,107 +20,211 @@ typedef struct ReasonInfo {
         const char *id;
         const char *text;
         const char *bus_error;
+        /* what to change where; bus-errors.c fills in {cgroup}, {parent}, {controller}, {file} */
+        const char *bus_message;
+        const char *bus_message_controllers;    /* a write of cgroup.controllers, if different */
 } ReasonInfo;
 
 static const ReasonInfo reason_table[_REASON_MAX] = {
-        [REASON_NONE] = { 0, "none", NULL, NULL },
+        [REASON_NONE] = { .id = "none" },
 
         [REASON_PARSE] = {
-                EINVAL, "parse", "the kernel does not accept this value",
-                BUS_ERROR_INVALID_ARGUMENT },
+                .error = EINVAL, .id = "parse",
+                .bus_error = BUS_ERROR_INVALID_ARGUMENT,
+                .text = "the kernel does not accept this value",
+                .bus_message =
+                        "the kernel does not accept this {file} change in {cgroup}",
+        },
         [REASON_ROOT] = {
-                EINVAL, "root", "not possible on the root cgroup",
-                BUS_ERROR_ROOT_CGROUP },
+                .error = EINVAL, .id = "root",
+                .bus_error = BUS_ERROR_ROOT_CGROUP,
+                .text = "not possible on the root cgroup",
+                .bus_message =
+                        "{cgroup} is the root cgroup: it has no parent that could bypass "
+                        "{controller} for it",
+        },
         [REASON_NOT_AVAILABLE] = {
-                ENOENT, "not-available", "the parent neither enables nor bypasses it",
-                BUS_ERROR_NOT_AVAILABLE },
+                .error = ENOENT, .id = "not-available",
+                .bus_error = BUS_ERROR_NOT_AVAILABLE,
+                .text = "the parent neither enables nor bypasses it",
+                .bus_message =
+                        "{cgroup} does not have {controller}: {parent} neither enables nor "
+                        "bypasses it for its children; change {parent}'s subtree-control first",
+                .bus_message_controllers =
+                        "{parent} neither enables nor bypasses {controller} for its children, so "
+                        "{cgroup} has nothing to re-enable; {parent}'s subtree-control must "
+                        "bypass it first",
+        },
         [REASON_NOT_BYPASSED_BY_PARENT] = {
-                ENOENT, "not-bypassed-by-parent", "the parent does not bypass it",
-                BUS_ERROR_NOT_BYPASSED_BY_PARENT },
+                .error = ENOENT, .id = "not-bypassed-by-parent",
+                .bus_error = BUS_ERROR_NOT_BYPASSED_BY_PARENT,
+                .text = "the parent does not bypass it",
+                .bus_message =
+                        "{parent} does not bypass {controller} for its children; ask its owner, "
+                        "or change {parent}'s subtree-control in the configuration",
+        },
         [REASON_CHILD_USES_IT] = {
-                EBUSY, "child-uses-it", "a child cgroup enables, bypasses or re-enabled it",
-                BUS_ERROR_IN_USE_BELOW },
+                .error = EBUSY, .id = "child-uses-it",
+                .bus_error = BUS_ERROR_IN_USE_BELOW,
+                .text = "a child cgroup enables, bypasses or re-enabled it",
+                .bus_message =
+                        "a child of {cgroup} still enables, bypasses or re-enables {controller}; "
+                        "change the children first (GetCgroup shows each child's state)",
+        },
         [REASON_OWN_SUBTREE_USES_IT] = {
-                EBUSY, "own-subtree-uses-it", "its own cgroup.subtree_control enables or bypasses it",
-                BUS_ERROR_IN_USE_BY_SUBTREE },
+                .error = EBUSY, .id = "own-subtree-uses-it",
+                .bus_error = BUS_ERROR_IN_USE_BY_SUBTREE,
+                .text = "its own cgroup.subtree_control enables or bypasses it",
+                .bus_message =
+                        "{cgroup}'s own subtree_control still enables or bypasses {controller}; "
+                        "take it out there first (SetSubtreeControl {cgroup} -{controller})",
+        },
         [REASON_HAS_PROCESSES] = {
-                EBUSY, "has-processes",
-                "the cgroup has processes, and a domain controller cannot be given to its children",
-                BUS_ERROR_HAS_PROCESSES },
+                .error = EBUSY, .id = "has-processes",
+                .bus_error = BUS_ERROR_HAS_PROCESSES,
+                .text =
+                        "the cgroup has processes, and a domain controller cannot be given to its "
+                        "children",
+                .bus_message =
+                        "{cgroup} has processes of its own, and {controller} can only be given to "
+                        "the children of a cgroup without processes; move them into a child "
+                        "cgroup first",
+        },
         [REASON_POPULATED] = {
-                EBUSY, "populated", "the cgroup has processes",
-                BUS_ERROR_FAILED },
+                .error = EBUSY, .id = "populated",
+                .bus_error = BUS_ERROR_FAILED,
+                .text = "the cgroup has processes",
+        },
         [REASON_HAS_CHILDREN] = {
-                EBUSY, "has-children", "the cgroup has children",
-                BUS_ERROR_FAILED },
+                .error = EBUSY, .id = "has-children",
+                .bus_error = BUS_ERROR_FAILED,
+                .text = "the cgroup has children",
+        },
         [REASON_INVALID_DOMAIN] = {
-                EOPNOTSUPP, "invalid-domain",
-                "the cgroup is an invalid domain (thread mode) and cannot host resources",
-                BUS_ERROR_NOT_SUPPORTED },
+                .error = EOPNOTSUPP, .id = "invalid-domain",
+                .bus_error = BUS_ERROR_NOT_SUPPORTED,
+                .text = "the cgroup is an invalid domain (thread mode) and cannot host resources",
+                .bus_message =
+                        "{cgroup} is an invalid domain (its parent is a thread root) and cannot "
+                        "host {controller}; make it threaded or change its parent",
+        },
         [REASON_THREAD_SUBTREE] = {
-                EOPNOTSUPP, "thread-subtree", "domain controllers cannot be given out inside a threaded subtree",
-                BUS_ERROR_NOT_SUPPORTED },
+                .error = EOPNOTSUPP, .id = "thread-subtree",
+                .bus_error = BUS_ERROR_NOT_SUPPORTED,
+                .text = "domain controllers cannot be given out inside a threaded subtree",
+                .bus_message =
+                        "{cgroup} is inside a threaded subtree, where {controller} (a domain "
+                        "controller) cannot be given out; only threaded controllers can",
+        },
         [REASON_CANNOT_BE_THREADED] = {
-                EOPNOTSUPP, "cannot-be-threaded", "the cgroup cannot become threaded",
-                BUS_ERROR_NOT_SUPPORTED },
+                .error = EOPNOTSUPP, .id = "cannot-be-threaded",
+                .bus_error = BUS_ERROR_NOT_SUPPORTED,
+                .text = "the cgroup cannot become threaded",
+                .bus_message =
+                        "{cgroup}: the thread mode rules forbid this change of {controller}",
+        },
         [REASON_THREAD_MIGRATION] = {
-                EOPNOTSUPP, "thread-migration", "threads cannot move between resource domains",
-                BUS_ERROR_NOT_SUPPORTED },
+                .error = EOPNOTSUPP, .id = "thread-migration",
+                .bus_error = BUS_ERROR_NOT_SUPPORTED,
+                .text = "threads cannot move between resource domains",
+                .bus_message =
+                        "{cgroup}: the thread mode rules forbid this change of {controller}",
+        },
         [REASON_NO_SUCH_CGROUP] = {
-                ENOENT, "no-such-cgroup", "no such cgroup",
-                BUS_ERROR_NO_SUCH_CGROUP },
+                .error = ENOENT, .id = "no-such-cgroup",
+                .bus_error = BUS_ERROR_NO_SUCH_CGROUP,
+                .text = "no such cgroup",
+                .bus_message =
+                        "{cgroup} does not exist (any more)",
+        },
         [REASON_NOT_A_DIRECTORY] = {
-                ENOTDIR, "not-a-directory", "a path component is not a cgroup",
-                BUS_ERROR_NO_SUCH_CGROUP },
+                .error = ENOTDIR, .id = "not-a-directory",
+                .bus_error = BUS_ERROR_NO_SUCH_CGROUP,
+                .text = "a path component is not a cgroup",
+                .bus_message =
+                        "{cgroup} does not exist (any more)",
+        },
         [REASON_EXISTS] = {
-                EEXIST, "exists", "it exists already",
-                BUS_ERROR_FAILED },
+                .error = EEXIST, .id = "exists",
+                .bus_error = BUS_ERROR_FAILED,
+                .text = "it exists already",
+        },
         [REASON_NO_SUCH_FILE] = {
-                ENOENT, "no-such-file", "the interface file does not exist in this cgroup",
-                BUS_ERROR_NO_SUCH_CGROUP },
+                .error = ENOENT, .id = "no-such-file",
+                .bus_error = BUS_ERROR_NO_SUCH_CGROUP,
+                .text = "the interface file does not exist in this cgroup",
+        },
         [REASON_READ_ONLY] = {
-                EINVAL, "read-only", "the file cannot be written",
-                BUS_ERROR_INVALID_ARGUMENT },
+                .error = EINVAL, .id = "read-only",
+                .bus_error = BUS_ERROR_INVALID_ARGUMENT,
+                .text = "the file cannot be written",
+        },
         [REASON_LIMIT] = {
-                EAGAIN, "limit", "cgroup.max.depth or cgroup.max.descendants forbids another cgroup",
-                BUS_ERROR_FAILED },
+                .error = EAGAIN, .id = "limit",
+                .bus_error = BUS_ERROR_FAILED,
+                .text = "cgroup.max.depth or cgroup.max.descendants forbids another cgroup",
+        },
         [REASON_RANGE] = {
-                ERANGE, "range", "the value is out of range",
-                BUS_ERROR_FAILED },
+                .error = ERANGE, .id = "range",
+                .bus_error = BUS_ERROR_FAILED,
+                .text = "the value is out of range",
+        },
         [REASON_NO_SUCH_PROCESS] = {
-                ESRCH, "no-such-process", "no such process",
-                BUS_ERROR_FAILED },
+                .error = ESRCH, .id = "no-such-process",
+                .bus_error = BUS_ERROR_FAILED,
+                .text = "no such process",
+        },
         [REASON_NOT_MODELED] = {
-                ENOSYS, "not-modeled", "not modeled",
-                BUS_ERROR_FAILED },
+                .error = ENOSYS, .id = "not-modeled",
+                .bus_error = BUS_ERROR_FAILED,
+                .text = "not modeled",
+        },
 
         [REASON_NOT_DELEGATED] = {
-                EPERM, "not-delegated", "no delegation of the caller covers the cgroup",
-                BUS_ERROR_NOT_DELEGATED },
+                .error = EPERM, .id = "not-delegated",
+                .bus_error = BUS_ERROR_NOT_DELEGATED,
+                .text = "no delegation of the caller covers the cgroup",
+        },
         [REASON_CONTROLLER_NOT_DELEGATED] = {
-                EPERM, "controller-not-delegated", "the delegation does not include the controller",
-                BUS_ERROR_CONTROLLER_NOT_DELEGATED },
+                .error = EPERM, .id = "controller-not-delegated",
+                .bus_error = BUS_ERROR_CONTROLLER_NOT_DELEGATED,
+                .text = "the delegation does not include the controller",
+        },
         [REASON_ACCESS_DENIED] = {
-                EACCES, "access-denied", "polkit refused, or could not be asked",
-                BUS_ERROR_ACCESS_DENIED },
+                .error = EACCES, .id = "access-denied",
+                .bus_error = BUS_ERROR_ACCESS_DENIED,
+                .text = "polkit refused, or could not be asked",
+        },
         [REASON_NOT_MANAGED] = {
-                EPERM, "not-managed", "the configuration neither manages nor delegates the cgroup",
-                BUS_ERROR_NOT_MANAGED },
+                .error = EPERM, .id = "not-managed",
+                .bus_error = BUS_ERROR_NOT_MANAGED,
+                .text = "the configuration neither manages nor delegates the cgroup",
+        },
         [REASON_INVALID_PATH] = {
-                EINVAL, "invalid-path", "not a normalized absolute cgroup path",
-                BUS_ERROR_INVALID_PATH },
+                .error = EINVAL, .id = "invalid-path",
+                .bus_error = BUS_ERROR_INVALID_PATH,
+                .text = "not a normalized absolute cgroup path",
+        },
         [REASON_UNKNOWN_CONTROLLER] = {
-                EINVAL, "unknown-controller", "no such controller on this hierarchy",
-                BUS_ERROR_UNKNOWN_CONTROLLER },
+                .error = EINVAL, .id = "unknown-controller",
+                .bus_error = BUS_ERROR_UNKNOWN_CONTROLLER,
+                .text = "no such controller on this hierarchy",
+        },
         [REASON_CONFIG_INVALID] = {
-                EINVAL, "config-invalid", "the configuration has errors",
-                BUS_ERROR_CONFIG_INVALID },
+                .error = EINVAL, .id = "config-invalid",
+                .bus_error = BUS_ERROR_CONFIG_INVALID,
+                .text = "the configuration has errors",
+        },
         [REASON_BUSY] = {
-                EAGAIN, "busy", "too many requests are waiting for polkit",
-                BUS_ERROR_BUSY },
+                .error = EAGAIN, .id = "busy",
+                .bus_error = BUS_ERROR_BUSY,
+                .text = "too many requests are waiting for polkit",
+        },
         [REASON_FAILED] = {
-                EIO, "failed", "the change failed and was undone",
-                BUS_ERROR_FAILED },
+                .error = EIO, .id = "failed",
+                .bus_error = BUS_ERROR_FAILED,
+                .text = "the change failed and was undone",
+        },
 };
 
 static const ReasonInfo *reason_info(Reason r) {
@@ -147,4 +251,14 @@ const char *reason_text(Reason r) {
 const char *reason_bus_error(Reason r) {
         const ReasonInfo *i = reason_info(r);
         return i ? i->bus_error : NULL;
+}
+
+const char *reason_bus_message(Reason r, bool controllers) {
+        const ReasonInfo *i = reason_info(r);
+
+        if (!i)
+                return NULL;
+        if (controllers && i->bus_message_controllers)
+                return i->bus_message_controllers;
+        return i->bus_message;
 }
