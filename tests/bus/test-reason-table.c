@@ -3,7 +3,8 @@
  * The reason table against the bus error map and the ERRORS section of
  * org.cgbypass1(5): every reason has its words and a name of the map, every
  * name of the map has a reason with its errno, and the page lists exactly the
- * map's names, each with its errno.
+ * map's names, each with its errno. The messages' templates name only what
+ * bus_error_set_model() fills in.
  *
  * Usage: test-reason-table MAN_PAGE
  */
@@ -74,10 +75,30 @@ START_TEST(test_every_reason_has_words_and_a_name) {
 }
 END_TEST
 
+/* a misspelt placeholder would reach the client as it is */
+START_TEST(test_messages_use_known_placeholders) {
+        static const char *const keys[] = { "{cgroup}", "{parent}", "{controller}", "{file}" };
+
+        for (int controllers = 0; controllers <= 1; controllers++) {
+                const char *t = reason_bus_message((Reason) _i, controllers);
+
+                for (const char *p = t ? strchr(t, '{') : NULL; p; p = strchr(p + 1, '{')) {
+                        bool known = false;
+
+                        for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+                                known = known || startswith(p, keys[k]);
+                        ck_assert_msg(known, "%s: unknown placeholder in '%s'", reason_to_string((Reason) _i), t);
+                }
+                ck_assert_msg(!t || !strchr(t, '%'), "%s: '%%' in '%s'", reason_to_string((Reason) _i), t);
+        }
+}
+END_TEST
+
 START_TEST(test_reason_none_is_decided_by_the_errno) {
         ck_assert_str_eq(reason_to_string(REASON_NONE), "none");
         ck_assert_ptr_null(reason_text(REASON_NONE));
         ck_assert_ptr_null(reason_bus_error(REASON_NONE));
+        ck_assert_ptr_null(reason_bus_message(REASON_NONE, false));
         ck_assert_int_eq(reason_errno(REASON_NONE), 0);
         ck_assert_ptr_null(reason_to_string(_REASON_MAX));
         ck_assert_ptr_null(reason_bus_error(_REASON_INVALID));
@@ -122,6 +143,7 @@ static Suite *reason_table_suite(void) {
         TCase *tc = tcase_create("table");
 
         tcase_add_loop_test(tc, test_every_reason_has_words_and_a_name, 1, _REASON_MAX);
+        tcase_add_loop_test(tc, test_messages_use_known_placeholders, 0, _REASON_MAX);
         tcase_add_test(tc, test_reason_none_is_decided_by_the_errno);
         tcase_add_loop_test(tc, test_every_name_has_a_reason_with_its_errno, 0, (int) map_size());
         tcase_add_loop_test(tc, test_man_page_lists_the_map, 0, (int) map_size());
