@@ -6,10 +6,17 @@
  * kernel/config/), as the kernel's struct cftype arrays declare them.
  * controller is a Controller, or -1 for the core's own files.
  */
+
+#include "cgbypass/model.h"
+
+/* kernel: cftype.write; the model's rule for a write of @buf to the file in @c */
+typedef int (*CfWrite)(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
+
 typedef struct CfType {
         const char *name;
         int controller;
         unsigned flags;
+        CfWrite write;          /* NULL: writes are not modeled (-ENOSYS), or there is no handler */
 } CfType;
 
 #define CFT_NOT_ON_ROOT    (1u << 0) /* kernel: CFTYPE_NOT_ON_ROOT */

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "cgbypass/backend.h"         /* BackendType */
+#include "cgbypass/cgpath.h"
 #include "cgbypass/controller.h"
 #include "cgbypass/macro.h"
 
@@ -27,9 +28,9 @@
 #define CONFIG_DEFAULT_CGROUP_ROOT      "/sys/fs/cgroup"
 #define CONFIG_DEFAULT_STATE_DIRECTORY  "/var/lib/cgbypassd"
 
-/* Limits of a path value: PATH_MAX and NAME_MAX without the terminating NUL. */
-#define CONFIG_PATH_MAX                 4095
-#define CONFIG_NAME_MAX                 255
+/* Limits of a path value: the cgroup path rule's (cgpath.h). */
+#define CONFIG_PATH_MAX                 CGPATH_MAX
+#define CONFIG_NAME_MAX                 CGPATH_NAME_MAX
 
 /*
  * Where a setting came from. @file points into Config.files (it lives as

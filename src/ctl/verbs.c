@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <stdint.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/controller.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
@@ -18,7 +19,7 @@
 /* ---- local checks: cheap ones only; the daemon is the authority ---- */
 
 static int check_cgroup_path(const char *path) {
-        if (path[0] != '/') {
+        if (!cgpath_is_absolute(path)) {
                 log_error("'%s' is not an absolute cgroup path (such as /work.slice/a).", path);
                 return -EINVAL;
         }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "adopt.h"
 #include "cgroupfs.h"
@@ -12,16 +13,14 @@
 static int open_dir(int root_fd, const char *path, int flags) {
         int fd, r;
 
-        r = cgfs_open_dir(root_fd, streq(path, "/") ? "." : path + 1, flags, &fd);
+        r = cgfs_open_dir(root_fd, cgpath_relative(path), flags, &fd);
         return r < 0 ? r : fd;
 }
 
 static char *child_path(const char *parent, const char *name) {
         char *s;
 
-        if (asprintf(&s, "%s/%s", streq(parent, "/") ? "" : parent, name) < 0)
-                return NULL;
-        return s;
+        return cgpath_join(parent, name, &s) < 0 ? NULL : s;
 }
 
 /*
@@ -41,7 +40,7 @@ static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, 
         /* only directories become cgroups; a symlink is never followed */
         if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
                 return 0;
-        if (config_cgroup_path_verify(sub, NULL) < 0) {
+        if (cgpath_verify(sub, CGPATH_MANAGED, NULL) < 0) {
                 log_debug("Not adopting '%s': not a name cgbypassd manages.", sub);
                 return 0;
         }
@@ -121,7 +120,7 @@ static int adopt_path(Manager *m, int root_fd, const char *from, const char *to,
 
         if (!path)
                 return -ENOMEM;
-        if (streq(from, "/"))
+        if (cgpath_is_root(from))
                 at = 0;
         while (path[at] == '/') {
                 size_t end = at + 1 + strcspn(path + at + 1, "/");
@@ -145,12 +144,7 @@ static int adopt_path(Manager *m, int root_fd, const char *from, const char *to,
 }
 
 static unsigned path_depth(const char *path) {
-        unsigned n = 0;
-
-        for (const char *p = path; *p; p++)
-                if (*p == '/' && p[1])
-                        n++;
-        return n;
+        return cgpath_depth(path);
 }
 
 /* Whether directory @path (absolute cgroup path) is still there, beneath @root_fd. */

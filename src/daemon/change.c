@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One authorized request: vet it on a copy, record it over the desired state, plan, apply, save. */
+#include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "manager.h"
 
@@ -131,11 +132,8 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
                 char buf[64];
 
                 manager_log_apply_failure(p, r, &f);
-                if (asprintf(&path, "/%s", streq(op->path, ".") ? "" : op->path) < 0) {
-                        r = -ENOMEM;
-                        goto finish;
-                }
-                r = refusal_set_model(ret_refusal, f.reason, path, op->file, op_controller(op, buf, sizeof(buf))) ?: r;
+                r = cgpath_absolute(op->path, &path) ?:
+                    refusal_set_model(ret_refusal, f.reason, path, op->file, op_controller(op, buf, sizeof(buf))) ?: r;
                 goto finish;
         }
 

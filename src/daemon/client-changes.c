@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
 #include "cgbypass/fileio.h"
@@ -14,11 +15,7 @@ const char client_change_origin[] = "client change";
 #define CHANGES_HEADER "# cgbypassd client changes v1; written by cgbypassd, do not edit"
 
 bool cgroup_path_is_at_or_below(const char *path, const char *top) {
-        size_t n = strlen(top);
-
-        if (streq(top, "/"))
-                return path[0] == '/';
-        return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+        return cgpath_is_at_or_below(path, top);
 }
 
 void client_changes_done(ClientChanges *c) {
@@ -251,7 +248,7 @@ static int parse_line(char *line, ClientChanges *c) {
         if (!word || !streq(word, "change"))
                 return -EBADMSG;
         word = strtok_r(NULL, " ", &save);
-        if (!word || config_cgroup_path_verify(word, NULL) < 0 || client_changes_find(c, word))
+        if (!word || cgpath_verify(word, CGPATH_MANAGED, NULL) < 0 || client_changes_find(c, word))
                 return -EBADMSG;
         x = client_changes_add(c, word);
         if (!x)

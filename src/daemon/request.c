@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cgbypass/bus-errors.h"
+#include "cgbypass/cgpath.h"
 #include "manager.h"
 #include "request.h"
 
@@ -64,20 +65,18 @@ const char *request_quote(const char *s, char buf[static REQUEST_QUOTE_SIZE]) {
 int request_path_verify(const char *path, sd_bus_error *error) {
         char q[REQUEST_QUOTE_SIZE];
         const char *why = NULL;
-        unsigned depth = 0;
+        unsigned depth;
 
         if (isempty(path))
                 return sd_bus_error_set(error, BUS_ERROR_INVALID_PATH,
                                         "An empty string is not a cgroup path; the root cgroup is \"/\"");
         if (!utf8_is_valid(path))
                 return sd_bus_error_set(error, BUS_ERROR_INVALID_PATH, "The cgroup path is not valid UTF-8");
-        if (config_cgroup_path_verify(path, &why) < 0)
+        if (cgpath_verify(path, CGPATH_MANAGED, &why) < 0)
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
                                          "'%s' %s: give a normalized absolute cgroup path, as in /proc/PID/cgroup",
                                          request_quote(path, q), why);
-        for (const char *p = path; *p; p++)
-                if (*p == '/' && p[1])
-                        depth++;
+        depth = cgpath_depth(path);
         if (depth > MANAGER_PATH_DEPTH_MAX)
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
                                          "'%s' is deeper than %u levels", request_quote(path, q), MANAGER_PATH_DEPTH_MAX);

@@ -45,7 +45,7 @@ const char *request_quote(const char *s, char buf[static REQUEST_QUOTE_SIZE]);
 /**
  * request_path_verify() - check a cgroup path from a caller
  *
- * Normalized and absolute, without white space (config_cgroup_path_verify()),
+ * Normalized and absolute, without white space (cgpath_verify(), CGPATH_MANAGED),
  * valid UTF-8, at most MANAGER_PATH_DEPTH_MAX components. Return: 0, or -EINVAL
  * with @error set to InvalidPath.
  */

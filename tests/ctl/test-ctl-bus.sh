@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ok and not_ok never fail, so 'test && ok || not_ok' is an if-else here
 # shellcheck disable=SC2015
-# SPDX-License-Identifier: LGPL-2.1-or-later
 # cgbypassctl against the real cgbypassd: a private session bus (dbus-daemon,
 # started here), the daemon on the sim backend with the seeds' documentation
 # example (tests/data/daemon/doc-example.conf), and every verb, for people and

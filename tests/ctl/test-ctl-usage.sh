@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ok and not_ok never fail, so 'test && ok || not_ok' is an if-else here
 # shellcheck disable=SC2015
-# SPDX-License-Identifier: LGPL-2.1-or-later
 # cgbypassctl without a daemon: --help, --version, every kind of bad usage
 # (exit 2, one line on stderr naming the problem, nothing on stdout), and a
 # bus nobody listens on (exit 1, one line). TAP output.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ok and not_ok never fail, so 'test && ok || not_ok' is an if-else here
 # shellcheck disable=SC2015,SC2181
-# SPDX-License-Identifier: LGPL-2.1-or-later
 # cgbypassd's offline modes end to end on the sim backend: --check-config,
 # --plan, --apply-once, and bad usage. TAP output.
 set -uo pipefail

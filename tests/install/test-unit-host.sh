@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2015
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck disable=SC2015
 # test-unit-host.sh UNIT CGBYPASSD SBINDIR
 # cgbypassd.service under the host's systemd, with all its hardening: a copy
 # in /run/systemd/system as cgbypassd-test.service, run on the sim backend in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ok and not_ok never fail, so 'test && ok || not_ok' is an if-else here
 # shellcheck disable=SC2015
-# SPDX-License-Identifier: LGPL-2.1-or-later
 # test-unit-protocol.sh SRCDIR CGBYPASSD UNIT
 # What cgbypassd.service asks of the daemon, checked without systemd as PID 1:
 #  - it runs with the unit's CapabilityBoundingSet= and NoNewPrivileges=

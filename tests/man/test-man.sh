@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ok and not_ok never fail, so 'test && ok || not_ok' is an if-else here
 # shellcheck disable=SC2015
-# SPDX-License-Identifier: LGPL-2.1-or-later
 # The man pages: each renders without a warning (man-db, groff -ww, and
 # mandoc -T lint where installed), and each documents what the code has, as
 # the code has it:

@@ -318,7 +318,7 @@ static int reconcile(Backend *b, DriftList *drift, char **reterr_msg) {
 /* ---- loading: the kernel plus saved bypass state ---- */
 
 static int state_cgroup_cmp(const void *a, const void *b) {
-        return strcmp(((const StateCgroup *) a)->path, ((const StateCgroup *) b)->path);
+        return strcmp(((const BackendStateCgroup *) a)->path, ((const BackendStateCgroup *) b)->path);
 }
 
 static int drift_masks(DriftList *drift, const char *path, const char *what, char prefix, CgMask mask,
@@ -333,7 +333,7 @@ static int drift_masks(DriftList *drift, const char *path, const char *what, cha
  * pass-through), bypass state kept where it still fits, dropped (as drift)
  * where the kernel changed under it.
  */
-static int emu_load(Backend *b, State *saved, Hierarchy **ret_model, Hierarchy **ret_kernel,
+static int emu_load(Backend *b, BackendState *saved, Hierarchy **ret_model, Hierarchy **ret_kernel,
                     DriftList *drift, char **reterr_msg) {
         _cleanup_(hierarchy_freep) Hierarchy *model = NULL, *kernel = NULL;
         _cleanup_free_ CgMask *sc = NULL, *sb = NULL, *en = NULL, *zero = NULL;
@@ -377,19 +377,19 @@ static int emu_load(Backend *b, State *saved, Hierarchy **ret_model, Hierarchy *
                 goto finish;
 
         if (saved->n > 1)
-                qsort(saved->cgroups, saved->n, sizeof(StateCgroup), state_cgroup_cmp);
+                qsort(saved->cgroups, saved->n, sizeof(BackendStateCgroup), state_cgroup_cmp);
         CgMask threaded_mask = controller_threaded_mask(s.builtin);
         CgMask root_offer = s.builtin & ~controller_implicit_mask(s.builtin) & ~controller_inhibit_mask(s.builtin);
 
         for (size_t i = 0; i < s.n && r >= 0; i++) {
                 const KernelCgroup *kc = &s.cgroups[i];
-                StateCgroup key = { .path = kc->path };
-                const StateCgroup *st;
+                BackendStateCgroup key = { .path = kc->path };
+                const BackendStateCgroup *st;
                 CgMask want_sb = 0, want_en = 0, offer, tmask = kc->threaded ? threaded_mask : CGMASK_ALL;
 
                 if (kc->gone)
                         continue;
-                st = saved->n ? bsearch(&key, saved->cgroups, saved->n, sizeof(StateCgroup), state_cgroup_cmp) : NULL;
+                st = saved->n ? bsearch(&key, saved->cgroups, saved->n, sizeof(BackendStateCgroup), state_cgroup_cmp) : NULL;
                 if (st) {
                         used[st - saved->cgroups] = true;
                         want_sb = st->subtree_bypass;
@@ -437,7 +437,7 @@ finish:
 }
 
 /* Load with @saved, swap in, reconcile. On a load failure nothing changes. */
-static int emu_reload_with(Backend *b, State *saved, char **reterr_msg) {
+static int emu_reload_with(Backend *b, BackendState *saved, char **reterr_msg) {
         Hierarchy *model = NULL, *kernel = NULL;
         DriftList drift = {};
         int r;
@@ -466,7 +466,7 @@ static int emu_reload_with(Backend *b, State *saved, char **reterr_msg) {
 }
 
 static int emu_refresh(Backend *b, char **reterr_msg) {
-        State saved = {};
+        BackendState saved = {};
         int r;
 
         r = state_from_model(b->model, true, &saved);
@@ -498,7 +498,7 @@ static const Hierarchy *emu_kernel_view(Backend *b) {
 static int emu_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         _cleanup_free_ char *where = NULL;
         bool writable;
-        State saved = {};
+        BackendState saved = {};
         int r;
 
         r = cgfs_check_cgroup2(b->root_fd, &writable);
@@ -704,7 +704,7 @@ static int emu_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *c
 }
 
 static int emu_save(Backend *b) {
-        State st = {};
+        BackendState st = {};
         int r;
 
         r = state_from_model(b->model, true, &st);

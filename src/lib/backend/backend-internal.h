@@ -85,42 +85,42 @@ char *backend_masks_to_string(CgMask enabled, CgMask bypassed);
 
 /* ---- the state file (backend-state.c) ---- */
 
-typedef struct StateCgroup {
+typedef struct BackendStateCgroup {
         char *path;             /* trace-relative, "." for the root */
         bool threaded;
         CgMask subtree_control, subtree_bypass, enable_ss_mask;
         int max_depth, max_descendants;  /* INT_MAX: "max" */
         char **values;          /* sim: file, shown, file, shown, ... (NULL-terminated) */
         size_t n_values;        /* pairs */
-} StateCgroup;
+} BackendStateCgroup;
 
-typedef struct State {
+typedef struct BackendState {
         char *backend;          /* "sim", "emulated" */
         char *root;             /* the realpath of the cgroup root it describes */
         CgMask controllers;
-        StateCgroup *cgroups;   /* parents before children */
+        BackendStateCgroup *cgroups;   /* parents before children */
         size_t n;
-} State;
+} BackendState;
 
-void state_done(State *s);
+void state_done(BackendState *s);
 
 /*
  * Load STATE_DIR/@name. Return: 0; -ENOENT when there is none; -EUCLEAN for
  * a file that cannot be parsed (message with FILE:LINE); -errno.
  */
-int state_load(int state_fd, const char *state_dir, const char *name, State *ret, char **reterr_msg);
+int state_load(int state_fd, const char *state_dir, const char *name, BackendState *ret, char **reterr_msg);
 
 /*
  * Write STATE_DIR/@name atomically: temporary file, rename. @durable: with
  * fsync of the file and of the directory, so that a power loss keeps it too.
  */
-int state_save(int state_fd, const char *name, const State *s, bool durable);
+int state_save(int state_fd, const char *name, const BackendState *s, bool durable);
 
 /*
- * The model as a State: every cgroup (@only_bypass false), or only those
+ * The model as a BackendState: every cgroup (@only_bypass false), or only those
  * with bypass state (subtree_bypass or enable_ss_mask), in pre-order.
  */
-int state_from_model(const Hierarchy *h, bool only_bypass, State *ret);
+int state_from_model(const Hierarchy *h, bool only_bypass, BackendState *ret);
 
 /* Set a cgroup's cgroup.max.depth and cgroup.max.descendants in the model (INT_MAX: leave "max"). */
 int state_apply_limits(Hierarchy *h, Cgroup *c, int max_depth, int max_descendants);

@@ -16,6 +16,7 @@
 #include "backend-internal.h"
 #include "cgbypass/cftype.h"
 #include "cgbypass/cfvalue.h"
+#include "cgbypass/cgpath.h"
 #include "cgroupfs.h"
 
 #define SIM_STATE "sim.state"
@@ -258,9 +259,7 @@ static bool is_cgroup_file_name(const char *name) {
 static char *join_path(const char *path, const char *name) {
         char *s;
 
-        if (streq(path, "."))
-                return strdup(name);
-        return asprintf(&s, "%s/%s", path, name) < 0 ? NULL : s;
+        return cgpath_join(path, name, &s) < 0 ? NULL : s;
 }
 
 /* Only what a sim could have left behind is removed: cgroup-like files and directories of them. */
@@ -444,7 +443,7 @@ static int sync_all(Backend *b, bool fresh, DriftList *drift, char **reterr_msg)
 
 /* ---- the backend ---- */
 
-static int model_from_state(const State *st, const char *where, Hierarchy **ret, char **reterr_msg) {
+static int model_from_state(const BackendState *st, const char *where, Hierarchy **ret, char **reterr_msg) {
         _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
         _cleanup_free_ char *msg = NULL;
         int r;
@@ -453,7 +452,7 @@ static int model_from_state(const State *st, const char *where, Hierarchy **ret,
         if (r < 0)
                 return backend_msg(reterr_msg, r == -EINVAL ? -EUCLEAN : r, "%s: bad controller set", where);
         for (size_t i = 0; i < st->n; i++) {
-                const StateCgroup *sc = &st->cgroups[i];
+                const BackendStateCgroup *sc = &st->cgroups[i];
                 Cgroup *c;
 
                 r = hierarchy_import(h, sc->path, sc->threaded, sc->subtree_control, sc->subtree_bypass,
@@ -477,7 +476,7 @@ static int model_from_state(const State *st, const char *where, Hierarchy **ret,
 }
 
 static int sim_save(Backend *b) {
-        State st = {};
+        BackendState st = {};
         int r;
 
         r = state_from_model(b->model, false, &st);
@@ -495,7 +494,7 @@ static int sim_save(Backend *b) {
 static int sim_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         _cleanup_free_ char *where = NULL;
         DriftList drift = {};
-        State st = {};
+        BackendState st = {};
         bool fresh;
         int r;
 

@@ -26,7 +26,7 @@
 
 #define STATE_FORMAT 1
 
-void state_done(State *s) {
+void state_done(BackendState *s) {
         for (size_t i = 0; i < s->n; i++) {
                 free(s->cgroups[i].path);
                 strv_freep(&s->cgroups[i].values);
@@ -34,7 +34,7 @@ void state_done(State *s) {
         free(s->cgroups);
         free(s->backend);
         free(s->root);
-        *s = (State) {};
+        *s = (BackendState) {};
 }
 
 static int parse_limit(const char *v, int *ret) {
@@ -53,7 +53,7 @@ static int parse_limit(const char *v, int *ret) {
         return 0;
 }
 
-static int parse_cgroup(char *line, StateCgroup *c) {
+static int parse_cgroup(char *line, BackendStateCgroup *c) {
         char *path = strstr(line, " path=");
         char *save = NULL;
         int r;
@@ -62,7 +62,7 @@ static int parse_cgroup(char *line, StateCgroup *c) {
                 return -EINVAL;
         *path = '\0';
         path += strlen(" path=");
-        *c = (StateCgroup) { .max_depth = INT_MAX, .max_descendants = INT_MAX };
+        *c = (BackendStateCgroup) { .max_depth = INT_MAX, .max_descendants = INT_MAX };
 
         for (char *tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
                 char *eq = strchr(tok, '=');
@@ -100,7 +100,7 @@ static int parse_cgroup(char *line, StateCgroup *c) {
 }
 
 /* "file=F shown=ESCAPED path=P" for the cgroup record @c */
-static int parse_value(char *line, StateCgroup *c) {
+static int parse_value(char *line, BackendStateCgroup *c) {
         _cleanup_free_ char *shown = NULL;
         char *path = strstr(line, " path="), *sp;
 
@@ -129,10 +129,10 @@ static int parse_value(char *line, StateCgroup *c) {
         return 0;
 }
 
-int state_load(int state_fd, const char *state_dir, const char *name, State *ret, char **reterr_msg) {
+int state_load(int state_fd, const char *state_dir, const char *name, BackendState *ret, char **reterr_msg) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
-        State s = {};
+        BackendState s = {};
         size_t cap = 0;
         unsigned lineno = 0;
         bool have_format = false;
@@ -194,7 +194,7 @@ int state_load(int state_fd, const char *state_dir, const char *name, State *ret
                                 goto fail;
                         }
                 } else if (startswith(line, "cgroup ")) {
-                        StateCgroup *v = reallocarray(s.cgroups, s.n + 1, sizeof(StateCgroup));
+                        BackendStateCgroup *v = reallocarray(s.cgroups, s.n + 1, sizeof(BackendStateCgroup));
                         if (!v)
                                 goto oom;
                         s.cgroups = v;
@@ -238,7 +238,7 @@ static void print_limit(StrBuf *b, const char *key, int v) {
                 strbuf_printf(b, " %s=%d", key, v);
 }
 
-static int state_format(const State *s, char **ret) {
+static int state_format(const BackendState *s, char **ret) {
         _cleanup_free_ char *ctl = controller_mask_to_string(s->controllers, ",");
         StrBuf b = STRBUF_INIT;
 
@@ -248,7 +248,7 @@ static int state_format(const State *s, char **ret) {
                       "format %d\nbackend %s\nroot %s\ncontrollers %s\n",
                       STATE_FORMAT, s->backend, s->root, ctl);
         for (size_t i = 0; i < s->n; i++) {
-                const StateCgroup *c = &s->cgroups[i];
+                const BackendStateCgroup *c = &s->cgroups[i];
                 _cleanup_free_ char *sc = controller_mask_to_string(c->subtree_control, ",");
                 _cleanup_free_ char *sb = controller_mask_to_string(c->subtree_bypass, ",");
                 _cleanup_free_ char *en = controller_mask_to_string(c->enable_ss_mask, ",");
@@ -274,7 +274,7 @@ static int state_format(const State *s, char **ret) {
         return strbuf_steal(&b, ret);
 }
 
-int state_save(int state_fd, const char *name, const State *s, bool durable) {
+int state_save(int state_fd, const char *name, const BackendState *s, bool durable) {
         _cleanup_free_ char *text = NULL;
         int r;
 
@@ -296,24 +296,24 @@ static int limit_of(const Hierarchy *h, const Cgroup *c, const char *file, int *
         return 0;
 }
 
-int state_from_model(const Hierarchy *h, bool only_bypass, State *ret) {
-        State s = { .controllers = hierarchy_builtin(h) };
+int state_from_model(const Hierarchy *h, bool only_bypass, BackendState *ret) {
+        BackendState s = { .controllers = hierarchy_builtin(h) };
         Cgroup *root = hierarchy_root(h);
         int r;
 
         for (Cgroup *c = root; c; c = cgroup_next_descendant_pre(c, root)) {
                 CgMask sb = cgroup_get_subtree_bypass(c), en = cgroup_get_enable_ss_mask(c);
-                StateCgroup *v;
+                BackendStateCgroup *v;
 
                 if (only_bypass && !sb && !en)
                         continue;
-                v = reallocarray(s.cgroups, s.n + 1, sizeof(StateCgroup));
+                v = reallocarray(s.cgroups, s.n + 1, sizeof(BackendStateCgroup));
                 if (!v) {
                         state_done(&s);
                         return -ENOMEM;
                 }
                 s.cgroups = v;
-                v[s.n] = (StateCgroup) {
+                v[s.n] = (BackendStateCgroup) {
                         .threaded = cgroup_get_type(h, c) == CGROUP_TYPE_THREADED,
                         .subtree_control = cgroup_get_subtree_control(c),
                         .subtree_bypass = sb,
@@ -327,7 +327,7 @@ int state_from_model(const Hierarchy *h, bool only_bypass, State *ret) {
                 s.n++;
                 const char *file, *shown;
                 for (size_t j = 0; r >= 0 && !only_bypass && cgroup_value_get(h, c, j, &file, &shown) >= 0; j++) {
-                        StateCgroup *sc = &v[s.n - 1];
+                        BackendStateCgroup *sc = &v[s.n - 1];
                         char **nv = reallocarray(sc->values, 2 * j + 3, sizeof(char *));
                         if (!nv) {
                                 r = -ENOMEM;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "backend-internal.h"
+#include "cgbypass/cgpath.h"
 #include "cgbypass/strbuf.h"
 #include "cgroupfs.h"
 
@@ -127,19 +128,16 @@ void backend_set_drift(Backend *b, DriftList *l) {
 }
 
 int backend_cgroup_relpath(const Cgroup *c, char **ret) {
+        _cleanup_free_ char *abs = NULL;
         char *p;
         int r;
 
-        r = cgroup_path(c, &p);
+        r = cgroup_path(c, &abs);
         if (r < 0)
                 return r;
-        if (streq(p, "/")) {
-                free(p);
-                p = strdup(".");
-                if (!p)
-                        return -ENOMEM;
-        } else
-                memmove(p, p + 1, strlen(p));
+        p = strdup(cgpath_relative(abs));
+        if (!p)
+                return -ENOMEM;
         *ret = p;
         return 0;
 }
@@ -384,10 +382,7 @@ int backend_check_below(Backend *b, const char *path) {
 static int normalize_path(const char *path, const char **ret) {
         if (!path)
                 return -EINVAL;
-        if (path[0] == '/')
-                path = path[1] ? path + 1 : ".";
-        else if (!path[0])
-                path = ".";
+        path = cgpath_relative(path);
         if (!cgfs_path_is_valid(path))
                 return -EINVAL;
         *ret = path;

@@ -14,6 +14,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/strbuf.h"
 #include "cgroupfs.h"
 
@@ -27,24 +28,11 @@ void cgfs_set_openat2_disabled(bool b) {
 }
 
 bool cgfs_name_is_valid(const char *name) {
-        return name && *name && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..");
+        return name && cgpath_name_is_valid(name, strlen(name));
 }
 
 bool cgfs_path_is_valid(const char *path) {
-        if (!path || !*path)
-                return false;
-        if (streq(path, "."))
-                return true;
-        for (const char *p = path;;) {
-                size_t n = strcspn(p, "/");
-                if (n == 0)
-                        return false;   /* leading, trailing or double '/' */
-                if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-                        return false;
-                if (!p[n])
-                        return true;
-                p += n + 1;
-        }
+        return path && cgpath_verify(path, CGPATH_RELATIVE, NULL) == 0;
 }
 
 /* "PATH/FILE", or FILE for "." */
@@ -53,11 +41,7 @@ static char *join(const char *path, const char *file) {
 
         if (!file)
                 return strdup(path);
-        if (streq(path, "."))
-                return strdup(file);
-        if (asprintf(&s, "%s/%s", path, file) < 0)
-                return NULL;
-        return s;
+        return cgpath_join(path, file, &s) < 0 ? NULL : s;
 }
 
 /* openat2(2) says ELOOP for a symlink where O_NOFOLLOW | O_DIRECTORY says ENOTDIR */
@@ -171,10 +155,10 @@ static int open_parent(int root_fd, const char *path, int *ret_fd, const char **
 
         if (!cgfs_path_is_valid(path) || streq(path, "."))
                 return -EINVAL;
+        fd = cgpath_parent(path, &dir);
+        if (fd < 0)
+                return fd;
         slash = strrchr(path, '/');
-        dir = slash ? strndup(path, (size_t) (slash - path)) : strdup(".");
-        if (!dir)
-                return -ENOMEM;
         fd = open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
         if (fd < 0)
                 return fd;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "backend-internal.h"
+#include "cgbypass/cgpath.h"
 #include "cgroupfs.h"
 
 #define FEATURES_PATH "/sys/kernel/cgroup/features"
@@ -223,13 +224,7 @@ static int scan_add(KernelScan *s, const char *parent_path, const char *name, si
         if (!v)
                 return -ENOMEM;
         s->cgroups = v;
-        if (!parent_path)
-                path = strdup(name);
-        else if (streq(parent_path, "."))
-                path = strdup(name);
-        else if (asprintf(&path, "%s/%s", parent_path, name) < 0)
-                path = NULL;
-        if (!path)
+        if (cgpath_join(parent_path ?: ".", name, &path) < 0)
                 return -ENOMEM;
         v[s->n++] = (KernelCgroup) {
                 .path = path,

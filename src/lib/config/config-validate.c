@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <strings.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/config.h"
 #include "cgbypass/strbuf.h"
 #include "config-internal.h"
@@ -44,59 +45,13 @@ int config_parse_boolean(const char *s, bool *ret) {
         return -EINVAL;
 }
 
+/* a daemon directory is checked by the cgroup path rule: the same normalization and limits */
 int config_path_verify(const char *path, const char **reterr_why) {
-        const char *why = NULL;
-        size_t len = strlen(path), comp = 0;
-
-        if (len == 0)
-                why = "is empty";
-        else if (path[0] != '/')
-                why = "is not absolute (it must start with '/')";
-        else if (strchr(path, '\n'))
-                why = "contains a newline";
-        else if (len > CONFIG_PATH_MAX)
-                why = "is longer than 4095 bytes";
-        else
-                for (const char *p = path; *p; p++) {
-                        if ((unsigned char) *p < 0x20 || *p == 0x7f) {
-                                why = "contains a control character";
-                                break;
-                        }
-                        comp = *p == '/' ? 0 : comp + 1;
-                        if (comp > CONFIG_NAME_MAX) {
-                                why = "has a component longer than 255 bytes";
-                                break;
-                        }
-                }
-        if (!why && len > 1) {
-                if (strstr(path, "//"))
-                        why = "contains '//'";
-                else if (path[len - 1] == '/')
-                        why = "ends with '/'";
-                else if (strstr(path, "/../") || (len >= 3 && streq(path + len - 3, "/..")))
-                        why = "contains a '..' component";
-                else if (strstr(path, "/./") || (len >= 2 && streq(path + len - 2, "/.")))
-                        why = "contains a '.' component";
-        }
-        if (why) {
-                if (reterr_why)
-                        *reterr_why = why;
-                return -EINVAL;
-        }
-        return 0;
+        return cgpath_verify(path, CGPATH_LIMITS, reterr_why);
 }
 
 int config_cgroup_path_verify(const char *path, const char **reterr_why) {
-        int r = config_path_verify(path, reterr_why);
-        if (r < 0)
-                return r;
-        /* the kernel allows them; our state files and the bus's answers separate paths with them */
-        if (strpbrk(path, " \t")) {
-                if (reterr_why)
-                        *reterr_why = "contains white space; cgbypassd does not manage such cgroups";
-                return -EINVAL;
-        }
-        return 0;
+        return cgpath_verify(path, CGPATH_MANAGED, reterr_why);
 }
 
 /* "KEY: reason", or only the reason when the location already names the key (an option) */
@@ -456,11 +411,7 @@ static int path_cmp(const char *a, const char *b) {
 
 /* @inner is below @outer (not equal) */
 static bool path_is_below(const char *inner, const char *outer) {
-        size_t n = strlen(outer);
-
-        if (streq(outer, "/"))
-                return !streq(inner, "/");
-        return strncmp(inner, outer, n) == 0 && inner[n] == '/';
+        return cgpath_is_at_or_below(inner, outer) && !streq(inner, outer);
 }
 
 /* An entry to sort: its path, where it was set, and its place in reading order. */

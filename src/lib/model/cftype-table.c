@@ -19,98 +19,100 @@
  *   - perf_event has no cgroup2 files; debug has files only with cgroup_debug
  *     (always, in our VM).
  * CFT_WRITABLE: the cftype has .write/.write_u64/.write_s64 (mode has S_IWUSR).
+ * The fourth field is the model's write handler, for the core files it models.
  */
 #include <stddef.h>
 
 #include "cgbypass/cftype.h"
 #include "cgbypass/controller.h"
+#include "model-internal.h"
 
 const CfType cftype_table[] = {
         /* kernel/cgroup/cgroup.c: cgroup_base_files[] */
-        { "cgroup.type",                  -1, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cgroup.procs",                 -1, CFT_WRITABLE },
-        { "cgroup.threads",               -1, CFT_WRITABLE },
+        { "cgroup.type",                  -1, CFT_NOT_ON_ROOT | CFT_WRITABLE, cgroup_write_type },
+        { "cgroup.procs",                 -1, CFT_WRITABLE, cg_write_procs },
+        { "cgroup.threads",               -1, CFT_WRITABLE, cg_write_procs },
         /* no .write in stock 6.1 (0444); patch 0003 adds cgroup_controllers_write()
          * (0644): model-files.c decides by the rules */
-        { "cgroup.controllers",           -1, 0 },
-        { "cgroup.subtree_control",       -1, CFT_WRITABLE },
-        { "cgroup.events",                -1, CFT_NOT_ON_ROOT },
-        { "cgroup.max.descendants",       -1, CFT_WRITABLE },
-        { "cgroup.max.depth",             -1, CFT_WRITABLE },
-        { "cgroup.stat",                  -1, 0 },
-        { "cgroup.freeze",                -1, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cgroup.kill",                  -1, CFT_NOT_ON_ROOT | CFT_WRITABLE | CFT_NO_READ },
-        { "cpu.stat",                     -1, 0 },
+        { "cgroup.controllers",           -1, 0, cgroup_write_controllers },
+        { "cgroup.subtree_control",       -1, CFT_WRITABLE, cgroup_write_subtree_control },
+        { "cgroup.events",                -1, CFT_NOT_ON_ROOT, NULL },
+        { "cgroup.max.descendants",       -1, CFT_WRITABLE, cg_write_max_descendants },
+        { "cgroup.max.depth",             -1, CFT_WRITABLE, cg_write_max_depth },
+        { "cgroup.stat",                  -1, 0, NULL },
+        { "cgroup.freeze",                -1, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "cgroup.kill",                  -1, CFT_NOT_ON_ROOT | CFT_WRITABLE | CFT_NO_READ, NULL },
+        { "cpu.stat",                     -1, 0, NULL },
 
         /* kernel/cgroup/cpuset.c: dfl_files[] */
-        { "cpuset.cpus",                  CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cpuset.mems",                  CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cpuset.cpus.effective",        CONTROLLER_CPUSET, 0 },
-        { "cpuset.mems.effective",        CONTROLLER_CPUSET, 0 },
-        { "cpuset.cpus.partition",        CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cpuset.cpus",                  CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "cpuset.mems",                  CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "cpuset.cpus.effective",        CONTROLLER_CPUSET, 0, NULL },
+        { "cpuset.mems.effective",        CONTROLLER_CPUSET, 0, NULL },
+        { "cpuset.cpus.partition",        CONTROLLER_CPUSET, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
         /* CFTYPE_DEBUG: only with cgroup_debug, and cgroup_file_name() prefixes
          * ".__DEBUG__." (a dot file, hidden from a plain ls) */
-        { ".__DEBUG__.cpuset.cpus.subpartitions", CONTROLLER_CPUSET, CFT_DEBUG },
+        { ".__DEBUG__.cpuset.cpus.subpartitions", CONTROLLER_CPUSET, CFT_DEBUG, NULL },
 
         /* kernel/sched/core.c: cpu_files[] */
-        { "cpu.weight",                   CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cpu.weight.nice",              CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cpu.idle",                     CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cpu.max",                      CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "cpu.max.burst",                CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "cpu.weight",                   CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "cpu.weight.nice",              CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "cpu.idle",                     CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "cpu.max",                      CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "cpu.max.burst",                CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
 
         /* block/blk-cgroup.c: blkcg_files[]; block/blk-throttle.c: throtl_files[] */
-        { "io.stat",                      CONTROLLER_IO, 0 },
-        { "io.max",                       CONTROLLER_IO, CFT_NOT_ON_ROOT | CFT_WRITABLE },
+        { "io.stat",                      CONTROLLER_IO, 0, NULL },
+        { "io.max",                       CONTROLLER_IO, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
 
         /* mm/memcontrol.c: memory_files[] */
-        { "memory.current",               CONTROLLER_MEMORY, CFT_NOT_ON_ROOT },
-        { "memory.peak",                  CONTROLLER_MEMORY, CFT_NOT_ON_ROOT },
-        { "memory.min",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "memory.low",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "memory.high",                  CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "memory.max",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "memory.events",                CONTROLLER_MEMORY, CFT_NOT_ON_ROOT },
-        { "memory.events.local",          CONTROLLER_MEMORY, CFT_NOT_ON_ROOT },
-        { "memory.stat",                  CONTROLLER_MEMORY, 0 },
-        { "memory.oom.group",             CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "memory.reclaim",               CONTROLLER_MEMORY, CFT_WRITABLE | CFT_NO_READ },
+        { "memory.current",               CONTROLLER_MEMORY, CFT_NOT_ON_ROOT, NULL },
+        { "memory.peak",                  CONTROLLER_MEMORY, CFT_NOT_ON_ROOT, NULL },
+        { "memory.min",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "memory.low",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "memory.high",                  CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "memory.max",                   CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "memory.events",                CONTROLLER_MEMORY, CFT_NOT_ON_ROOT, NULL },
+        { "memory.events.local",          CONTROLLER_MEMORY, CFT_NOT_ON_ROOT, NULL },
+        { "memory.stat",                  CONTROLLER_MEMORY, 0, NULL },
+        { "memory.oom.group",             CONTROLLER_MEMORY, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "memory.reclaim",               CONTROLLER_MEMORY, CFT_WRITABLE | CFT_NO_READ, NULL },
 
         /* perf_event: no dfl_cftypes */
 
         /* mm/hugetlb_cgroup.c: __hugetlb_cgroup_file_dfl_init(), per hstate */
-        { "hugetlb.2MB.max",              CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "hugetlb.2MB.rsvd.max",         CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "hugetlb.2MB.current",          CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
-        { "hugetlb.2MB.rsvd.current",     CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
-        { "hugetlb.2MB.events",           CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
-        { "hugetlb.2MB.events.local",     CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
-        { "hugetlb.2MB.numa_stat",        CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT },
+        { "hugetlb.2MB.max",              CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "hugetlb.2MB.rsvd.max",         CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "hugetlb.2MB.current",          CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT, NULL },
+        { "hugetlb.2MB.rsvd.current",     CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT, NULL },
+        { "hugetlb.2MB.events",           CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT, NULL },
+        { "hugetlb.2MB.events.local",     CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT, NULL },
+        { "hugetlb.2MB.numa_stat",        CONTROLLER_HUGETLB, CFT_NOT_ON_ROOT, NULL },
 
         /* kernel/cgroup/pids.c: pids_files[] (pids.peak: a Debian 6.1 backport) */
-        { "pids.max",                     CONTROLLER_PIDS, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "pids.current",                 CONTROLLER_PIDS, CFT_NOT_ON_ROOT },
-        { "pids.peak",                    CONTROLLER_PIDS, CFT_NOT_ON_ROOT },
-        { "pids.events",                  CONTROLLER_PIDS, CFT_NOT_ON_ROOT },
+        { "pids.max",                     CONTROLLER_PIDS, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "pids.current",                 CONTROLLER_PIDS, CFT_NOT_ON_ROOT, NULL },
+        { "pids.peak",                    CONTROLLER_PIDS, CFT_NOT_ON_ROOT, NULL },
+        { "pids.events",                  CONTROLLER_PIDS, CFT_NOT_ON_ROOT, NULL },
 
         /* kernel/cgroup/rdma.c: rdmacg_files[] */
-        { "rdma.max",                     CONTROLLER_RDMA, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "rdma.current",                 CONTROLLER_RDMA, CFT_NOT_ON_ROOT },
+        { "rdma.max",                     CONTROLLER_RDMA, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "rdma.current",                 CONTROLLER_RDMA, CFT_NOT_ON_ROOT, NULL },
 
         /* kernel/cgroup/misc.c: misc_cg_files[] */
-        { "misc.max",                     CONTROLLER_MISC, CFT_NOT_ON_ROOT | CFT_WRITABLE },
-        { "misc.current",                 CONTROLLER_MISC, CFT_NOT_ON_ROOT },
-        { "misc.capacity",                CONTROLLER_MISC, CFT_ONLY_ON_ROOT },
-        { "misc.events",                  CONTROLLER_MISC, CFT_NOT_ON_ROOT },
+        { "misc.max",                     CONTROLLER_MISC, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "misc.current",                 CONTROLLER_MISC, CFT_NOT_ON_ROOT, NULL },
+        { "misc.capacity",                CONTROLLER_MISC, CFT_ONLY_ON_ROOT, NULL },
+        { "misc.events",                  CONTROLLER_MISC, CFT_NOT_ON_ROOT, NULL },
 
         /* kernel/cgroup/debug.c: debug_files[] (implicit on dfl with cgroup_debug) */
-        { "debug.taskcount",              CONTROLLER_DEBUG, 0 },
-        { "debug.current_css_set",        CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT },
-        { "debug.current_css_set_refcount", CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT },
-        { "debug.current_css_set_cg_links", CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT },
-        { "debug.css_links",              CONTROLLER_DEBUG, 0 },
-        { "debug.csses",                  CONTROLLER_DEBUG, 0 },
-        { "debug.masks",                  CONTROLLER_DEBUG, 0 },
+        { "debug.taskcount",              CONTROLLER_DEBUG, 0, NULL },
+        { "debug.current_css_set",        CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT, NULL },
+        { "debug.current_css_set_refcount", CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT, NULL },
+        { "debug.current_css_set_cg_links", CONTROLLER_DEBUG, CFT_ONLY_ON_ROOT, NULL },
+        { "debug.css_links",              CONTROLLER_DEBUG, 0, NULL },
+        { "debug.csses",                  CONTROLLER_DEBUG, 0, NULL },
+        { "debug.masks",                  CONTROLLER_DEBUG, 0, NULL },
 
-        { NULL, 0, 0 },
+        { NULL, 0, 0, NULL },
 };

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Controller masks and the writes that change them: cgroup.subtree_control
- * ('+', '-', and the series' '#') and the series' writable cgroup.controllers.
+ * ('+', '-', and the series' '#') and the series' writable cgroup.controllers,
+ * and the kernel's transaction every change of masks or thread mode goes
+ * through: save, change, apply (propagate, vet, populate), finalize/restore.
  * The formulas are the series' (patches 003, 004); under stock rules
  * subtree_bypass and enable_ss_mask stay 0 and they reduce to stock 6.1.
  */
@@ -74,6 +76,139 @@ void cg_propagate_control(const Hierarchy *h, Cgroup *c) {
                 d->subtree_bypass &= m;
                 d->subtree_ss_mask = calc_subtree_ss_mask(h, d->subtree_control, cg_ss_mask(h, d, true));
         }
+}
+
+int cg_save_control(const Hierarchy *h, Cgroup *c, ControlSave *ret) {
+        _cleanup_free_ SavedControl *saved = NULL;
+        size_t n = 0, cap = 0;
+
+        for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c)) {
+                if (n == cap) {
+                        cap = cap ? cap * 2 : 64;
+                        SavedControl *ns = realloc(saved, cap * sizeof(SavedControl));
+                        if (!ns)
+                                return -ENOMEM;
+                        saved = ns;
+                }
+                saved[n++] = (SavedControl) {
+                        .cgroup = d,
+                        .subtree_control = d->subtree_control,
+                        .subtree_ss_mask = d->subtree_ss_mask,
+                        .subtree_bypass = d->subtree_bypass,
+                        .enable_ss_mask = d->enable_ss_mask,
+                        .dom_cgrp = d->dom_cgrp,
+                        .visible = cg_visible_mask(h, d),
+                        .css = cg_ss_mask(h, d, false),
+                };
+        }
+        *ret = (ControlSave) { .top = c, .saved = TAKE_PTR(saved), .n = n };
+        return 0;
+}
+
+/* kernel: cgroup_restore_control() (the port also restores dom_cgrp and the series' masks) */
+static void cg_restore_control(ControlSave *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                Cgroup *d = s->saved[i].cgroup;
+
+                d->subtree_control = s->saved[i].subtree_control;
+                d->subtree_ss_mask = s->saved[i].subtree_ss_mask;
+                d->subtree_bypass = s->saved[i].subtree_bypass;
+                d->enable_ss_mask = s->saved[i].enable_ss_mask;
+                d->dom_cgrp = s->saved[i].dom_cgrp;
+        }
+}
+
+/*
+ * kernel/patches/0012 (decision (k)): saved[i] gains a css while a
+ * descendant keeps one of its own, linked to a css above saved[i].
+ */
+static bool css_gained_above_descendant(const Hierarchy *h, const ControlSave *s, size_t i) {
+        const Cgroup *d = s->saved[i].cgroup;
+        CgMask gained = cg_ss_mask(h, d, false) & ~s->saved[i].css;
+
+        for (size_t j = i + 1; gained && j < s->n && s->saved[j].cgroup->level > d->level; j++)
+                if (s->saved[j].css & cg_ss_mask(h, s->saved[j].cgroup, false) & gained)
+                        return true;
+        return false;
+}
+
+/*
+ * kernel/patches/0013 (decision (k)): saved[i] loses a css while a css
+ * linked to it (the next css down) stays.
+ */
+static bool css_lost_under_linked_css(const Hierarchy *h, const ControlSave *s, size_t i) {
+        const Cgroup *d = s->saved[i].cgroup;
+        CgMask lost = d->parent ? s->saved[i].css & ~cg_ss_mask(h, d, false) : 0;
+
+        FOREACH_CONTROLLER_IN(x, lost) {
+                unsigned shield = UINT_MAX; /* below a css of its own, csses link to that one */
+
+                for (size_t j = i + 1; j < s->n && s->saved[j].cgroup->level > d->level; j++) {
+                        const Cgroup *e = s->saved[j].cgroup;
+
+                        if (e->level > shield)
+                                continue;
+                        shield = UINT_MAX;
+                        if (!(s->saved[j].css & CGMASK(x)))
+                                continue;
+                        if (cg_ss_mask(h, e, false) & CGMASK(x))
+                                return true;
+                        shield = e->level;
+                }
+        }
+        return false;
+}
+
+/* kernel: the vet kernel/patches/0012 and 0013 put first in cgroup_apply_control_enable() */
+static int vet_css_links(const Hierarchy *h, const ControlSave *s) {
+        for (size_t i = 0; i < s->n; i++)
+                if (css_gained_above_descendant(h, s, i) || css_lost_under_linked_css(h, s, i))
+                        return -EBUSY;
+        return 0;
+}
+
+/*
+ * kernel: css_populate_dir() in cgroup_apply_control_enable() adds the files
+ * of every css that became visible; kernfs refuses a name a child directory
+ * has (decision (h)).
+ */
+static int populate_dirs(const Hierarchy *h, const ControlSave *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                const Cgroup *d = s->saved[i].cgroup;
+                CgMask shown = cg_visible_mask(h, d) & ~s->saved[i].visible;
+
+                if (!d->first_child || !shown)
+                        continue;
+                FOREACH_CONTROLLER_IN(x, shown)
+                        if (cg_files_collide(h, d, x))
+                                return -EEXIST;
+        }
+        return 0;
+}
+
+int cg_apply_control(Hierarchy *h, ControlSave *s) {
+        int r;
+
+        cg_propagate_control(h, s->top);
+
+        /* kernel: cgroup_apply_control_enable() */
+        r = vet_css_links(h, s);
+        if (r < 0)
+                return r;
+        /* no cgroup_update_dfl_csses(): the model's processes follow the masks, nothing migrates */
+        return populate_dirs(h, s);
+}
+
+void cg_finalize_control(ControlSave *s, int ret) {
+        /*
+         * The kernel propagates again after a restore; the saved masks were
+         * propagated already. The model has no css to kill
+         * (cgroup_apply_control_disable()): csses derive from the masks.
+         */
+        if (ret < 0)
+                cg_restore_control(s);
+        free(s->saved);
+        *s = (ControlSave) {};
 }
 
 /*
@@ -189,18 +324,10 @@ static int subtree_control_check_stock(const Hierarchy *h, const Cgroup *c,
         return 0;
 }
 
-static void mutate_subtree_control(Hierarchy *h, Cgroup *c, const void *arg) {
-        const CgMask *m = arg; /* enable, disable, bypass */
-
-        c->subtree_control |= m[0];
-        c->subtree_control &= ~(m[2] | m[1]);
-        c->subtree_bypass |= m[2];
-        c->subtree_bypass &= ~(m[0] | m[1]);
-}
-
 int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
         _cleanup_free_ char *copy = strdup(buf);
         CgMask enable, disable, bypass;
+        ControlSave save;
         int r;
 
         if (!copy)
@@ -256,7 +383,15 @@ int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reaso
         if (r < 0)
                 return r;
 
-        r = cg_apply_control(h, c, mutate_subtree_control, (const CgMask[]) { enable, disable, bypass });
+        r = cg_save_control(h, c, &save);
+        if (r < 0)
+                return r;
+        c->subtree_control |= enable;
+        c->subtree_control &= ~(bypass | disable);
+        c->subtree_bypass |= bypass;
+        c->subtree_bypass &= ~(enable | disable);
+        r = cg_apply_control(h, &save);
+        cg_finalize_control(&save, r);
         if (r == -EEXIST)
                 reason_set(reterr_reason, REASON_EXISTS);
         else if (r == -EBUSY)
@@ -264,16 +399,10 @@ int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reaso
         return r;
 }
 
-static void mutate_controllers(Hierarchy *h, Cgroup *c, const void *arg) {
-        const CgMask *m = arg; /* enable, bypass */
-
-        c->enable_ss_mask |= m[0];
-        c->enable_ss_mask &= ~m[1];
-}
-
 int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
         _cleanup_free_ char *copy = NULL;
         CgMask enable, unused, bypass;
+        ControlSave save;
         int r;
 
         /* stock: cgroup.controllers has no write handler */
@@ -312,8 +441,14 @@ int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *r
                 return -EBUSY;
         }
 
+        r = cg_save_control(h, c, &save);
+        if (r < 0)
+                return r;
+        c->enable_ss_mask |= enable;
+        c->enable_ss_mask &= ~bypass;
+        r = cg_apply_control(h, &save);
+        cg_finalize_control(&save, r);
         /* decision (c): the apply error is the write's result */
-        r = cg_apply_control(h, c, mutate_controllers, (const CgMask[]) { enable, bypass });
         if (r == -EEXIST)
                 reason_set(reterr_reason, REASON_EXISTS);
         else if (r == -EBUSY)
@@ -346,13 +481,11 @@ static int write_limit(int *field, const char *buf, Reason *reterr) {
         return 0;
 }
 
-int cgroup_write_max_descendants(Cgroup *c, const char *buf, Reason *reterr_reason);
-int cgroup_write_max_descendants(Cgroup *c, const char *buf, Reason *reterr_reason) {
+int cg_write_max_descendants(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
         return write_limit(&c->max_descendants, buf, reterr_reason);
 }
 
-int cgroup_write_max_depth(Cgroup *c, const char *buf, Reason *reterr_reason);
-int cgroup_write_max_depth(Cgroup *c, const char *buf, Reason *reterr_reason) {
+int cg_write_max_depth(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
         return write_limit(&c->max_depth, buf, reterr_reason);
 }
 

@@ -11,9 +11,6 @@
 #include "cgbypass/strbuf.h"
 #include "model-internal.h"
 
-int cgroup_write_max_descendants(Cgroup *c, const char *buf, Reason *reterr_reason);
-int cgroup_write_max_depth(Cgroup *c, const char *buf, Reason *reterr_reason);
-
 /* kernel: cgroup_kf_ops.atomic_write_len */
 #define KERNFS_WRITE_MAX 4096
 
@@ -59,13 +56,11 @@ bool cg_name_is_knob(const char *name) {
         return false;
 }
 
-/* Controllers whose files @c shows (kernel: the css_visible() ones). */
-static CgMask visible_mask(const Hierarchy *h, const Cgroup *c) {
+CgMask cg_visible_mask(const Hierarchy *h, const Cgroup *c) {
         return cg_control(h, c, false) | (cg_ss_mask(h, c, false) & h->implicit_mask);
 }
 
-/* Would showing @ctrl's files in @c run into a child directory of the same name? */
-static bool files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) {
+bool cg_files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) {
         for (const Cgroup *k = c->first_child; k; k = k->next_sibling) {
                 if (!cg_name_is_knob(k->name))
                         continue;
@@ -74,98 +69,6 @@ static bool files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) 
                                 return true;
         }
         return false;
-}
-
-typedef struct SavedControl {
-        Cgroup *cgroup;
-        CgMask subtree_control, subtree_ss_mask, subtree_bypass, enable_ss_mask, visible, css;
-        Cgroup *dom_cgrp;
-} SavedControl;
-
-int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void *arg) {
-        _cleanup_free_ SavedControl *saved = NULL;
-        size_t n = 0, cap = 0;
-
-        for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c)) {
-                if (n == cap) {
-                        cap = cap ? cap * 2 : 64;
-                        SavedControl *ns = realloc(saved, cap * sizeof(SavedControl));
-                        if (!ns)
-                                return -ENOMEM;
-                        saved = ns;
-                }
-                saved[n++] = (SavedControl) {
-                        .cgroup = d,
-                        .subtree_control = d->subtree_control,
-                        .subtree_ss_mask = d->subtree_ss_mask,
-                        .subtree_bypass = d->subtree_bypass,
-                        .enable_ss_mask = d->enable_ss_mask,
-                        .visible = visible_mask(h, d),
-                        .css = cg_ss_mask(h, d, false),
-                        .dom_cgrp = d->dom_cgrp,
-                };
-        }
-
-        mutate(h, c, arg);
-        cg_propagate_control(h, c);
-
-        /*
-         * Decision (k): csses are never re-linked. A cgroup that gains a css while
-         * a descendant keeps one of its own (linked to a css above) is refused.
-         */
-        int r = 0;
-        for (size_t i = 0; i < n && r == 0; i++) {
-                Cgroup *d = saved[i].cgroup;
-                CgMask now = cg_ss_mask(h, d, false);
-                CgMask gained = now & ~saved[i].css;
-                for (size_t j = i + 1; gained && j < n && saved[j].cgroup->level > d->level; j++)
-                        if (saved[j].css & cg_ss_mask(h, saved[j].cgroup, false) & gained) {
-                                r = -EBUSY;
-                                break;
-                        }
-
-                /* nor may a css go while a css linked to it (the next css down) stays */
-                CgMask lost = d->parent ? saved[i].css & ~now : 0;
-                FOREACH_CONTROLLER_IN(x, lost) {
-                        unsigned shield = UINT_MAX; /* below a css of its own, csses link to that one */
-                        for (size_t j = i + 1; r == 0 && j < n && saved[j].cgroup->level > d->level; j++) {
-                                Cgroup *e = saved[j].cgroup;
-                                if (e->level > shield)
-                                        continue;
-                                shield = UINT_MAX;
-                                if (!(saved[j].css & CGMASK(x)))
-                                        continue;
-                                if (cg_ss_mask(h, e, false) & CGMASK(x))
-                                        r = -EBUSY;
-                                else
-                                        shield = e->level;
-                        }
-                }
-        }
-
-        /* kernel: css_populate_dir() adds the files of every css that became visible */
-        for (size_t i = 0; i < n && r == 0; i++) {
-                Cgroup *d = saved[i].cgroup;
-                CgMask shown = visible_mask(h, d) & ~saved[i].visible;
-                if (!d->first_child || !shown)
-                        continue;
-                FOREACH_CONTROLLER_IN(x, shown)
-                        if (files_collide(h, d, x)) {
-                                r = -EEXIST;
-                                break;
-                        }
-        }
-        if (r < 0)
-                /* kernel: cgroup_restore_control() */
-                for (size_t j = 0; j < n; j++) {
-                        Cgroup *e = saved[j].cgroup;
-                        e->subtree_control = saved[j].subtree_control;
-                        e->subtree_ss_mask = saved[j].subtree_ss_mask;
-                        e->subtree_bypass = saved[j].subtree_bypass;
-                        e->enable_ss_mask = saved[j].enable_ss_mask;
-                        e->dom_cgrp = saved[j].dom_cgrp;
-                }
-        return r;
 }
 
 bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file) {
@@ -301,24 +204,10 @@ int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **re
         return strbuf_steal(&b, ret);
 }
 
-/* kernel: cgroup_procs_write_start(): "kstrtoint(strstrip(buf), 0, &pid) || pid < 0" */
-static int write_pid(const char *buf, Reason *reterr) {
-        _cleanup_free_ char *copy = strdup(buf);
-        int pid;
-
-        if (!copy)
-                return -ENOMEM;
-        if (kstrtoint(kstrstrip(copy), 0, &pid) < 0 || pid < 0) {
-                reason_set(reterr, REASON_PARSE);
-                return -EINVAL;
-        }
-        /* real pids mean nothing to the model; moves go through hierarchy_move() */
-        reason_set(reterr, REASON_NOT_MODELED);
-        return -ENOSYS;
-}
-
 static int write_file(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
-        if (!cgroup_has_file(h, c, file)) {
+        const CfType *t = file_find(h, c, file);
+
+        if (!t) {
                 reason_set(reterr_reason, REASON_NO_SUCH_FILE);
                 return -ENOENT;
         }
@@ -338,19 +227,9 @@ static int write_file(Hierarchy *h, Cgroup *c, const char *file, const char *buf
                 reason_set(reterr_reason, REASON_READ_ONLY);
                 return -EINVAL;
         }
-        if (streq(file, "cgroup.subtree_control"))
-                return cgroup_write_subtree_control(h, c, buf, reterr_reason);
-        if (streq(file, "cgroup.controllers"))
-                return cgroup_write_controllers(h, c, buf, reterr_reason);
-        if (streq(file, "cgroup.type"))
-                return cgroup_write_type(h, c, buf, reterr_reason);
-        if (streq(file, "cgroup.max.depth"))
-                return cgroup_write_max_depth(c, buf, reterr_reason);
-        if (streq(file, "cgroup.max.descendants"))
-                return cgroup_write_max_descendants(c, buf, reterr_reason);
-        if (streq(file, "cgroup.procs") || streq(file, "cgroup.threads"))
-                return write_pid(buf, reterr_reason);
-
+        /* kernel: cgroup_file_write() calls the cftype's handler */
+        if (t->write)
+                return t->write(h, c, buf, reterr_reason);
         reason_set(reterr_reason, REASON_NOT_MODELED);
         return -ENOSYS;
 }

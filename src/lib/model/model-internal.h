@@ -120,17 +120,57 @@ int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, co
 /* Whether @name is the name of some interface file (a child so named can block a file). */
 bool cg_name_is_knob(const char *name);
 
+/* Controllers whose files @c shows (kernel: the css_visible() ones). */
+CgMask cg_visible_mask(const Hierarchy *h, const Cgroup *c);
+
+/* Would showing @ctrl's files in @c run into a child directory of the same name? */
+bool cg_files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl);
+
 /*
- * kernel: cgroup_save_control() .. cgroup_apply_control() .. cgroup_finalize_control().
- * @mutate changes @c's masks or thread mode; then the subtree is propagated,
- * and if a file that appears collides with a child directory of the same
- * name (kernfs: EEXIST), everything is restored. Return: 0, -EEXIST, -ENOMEM.
+ * A change of control masks or thread mode is the kernel's transaction
+ * (model-control.c):
+ *
+ *      cg_save_control(h, c, &save);           kernel: cgroup_save_control()
+ *      ... change @c's masks or dom_cgrp ...
+ *      r = cg_apply_control(h, &save);         kernel: cgroup_apply_control()
+ *      cg_finalize_control(&save, r);          kernel: cgroup_finalize_control()
  */
-typedef void (*ControlMutation)(Hierarchy *h, Cgroup *c, const void *arg);
-int cg_apply_control(Hierarchy *h, Cgroup *c, ControlMutation mutate, const void *arg);
+typedef struct SavedControl {
+        Cgroup *cgroup;
+        CgMask subtree_control, subtree_ss_mask, subtree_bypass, enable_ss_mask;
+        Cgroup *dom_cgrp;
+        CgMask visible, css;    /* not restored: what the vets compare the change with */
+} SavedControl;
+
+typedef struct ControlSave {
+        Cgroup *top;
+        SavedControl *saved;    /* @top and its descendants, in pre-order */
+        size_t n;
+} ControlSave;
+
+/* kernel: cgroup_save_control(). Return: 0 or -ENOMEM (nothing saved). */
+int cg_save_control(const Hierarchy *h, Cgroup *c, ControlSave *ret);
+
+/*
+ * kernel: cgroup_apply_control(): propagate the change through the subtree,
+ * then refuse what cgroup_apply_control_enable() refuses: a css linked past
+ * a new one or killed under a linked one (decision (k), -EBUSY), a file that
+ * collides with a child directory (kernfs, -EEXIST). Return: 0, -EBUSY, -EEXIST.
+ */
+int cg_apply_control(Hierarchy *h, ControlSave *s);
+
+/* kernel: cgroup_finalize_control(): on failure (@ret < 0) restore the saved masks; frees @s. */
+void cg_finalize_control(ControlSave *s, int ret);
 
 /* kernel: cgroup_update_populated(), for a change of @c's own tasks between none and some */
 void cg_update_populated(Cgroup *c, bool populated);
+
+/* kernel: cgroup_max_descendants_write(), cgroup_max_depth_write() */
+int cg_write_max_descendants(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
+int cg_write_max_depth(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
+
+/* kernel: cgroup_procs_write(), cgroup_threads_write(): the parse only; moves go through hierarchy_move() */
+int cg_write_procs(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason);
 
 /* the kernel's cgroup_subtree_control_write() parser, shared with cgroup.controllers */
 int cg_parse_control_tokens(const Hierarchy *h, char *buf, const char *prefixes,

@@ -4,6 +4,7 @@
  * cgroup_attach_permissions()), populated accounting, cgroup.procs listings.
  * Every modeled process has one thread.
  */
+#include "cgbypass/parse.h"
 #include "model-internal.h"
 
 void cg_update_populated(Cgroup *c, bool populated) {
@@ -152,4 +153,20 @@ int cgroup_get_procs(const Hierarchy *h, const Cgroup *c, bool threadgroup, Proc
         *ret = ids;
         *ret_n = n;
         return 0;
+}
+
+/* kernel: cgroup_procs_write_start(): "kstrtoint(strstrip(buf), 0, &pid) || pid < 0" */
+int cg_write_procs(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr) {
+        _cleanup_free_ char *copy = strdup(buf);
+        int pid;
+
+        if (!copy)
+                return -ENOMEM;
+        if (kstrtoint(kstrstrip(copy), 0, &pid) < 0 || pid < 0) {
+                reason_set(reterr, REASON_PARSE);
+                return -EINVAL;
+        }
+        /* real pids mean nothing to the model; moves go through hierarchy_move() */
+        reason_set(reterr, REASON_NOT_MODELED);
+        return -ENOSYS;
 }

@@ -55,18 +55,11 @@ CgroupType cgroup_get_type(const Hierarchy *h, const Cgroup *c) {
         return CGROUP_TYPE_DOMAIN;
 }
 
-/* join @arg's domain, with every threaded descendant */
-static void mutate_threaded(Hierarchy *h, Cgroup *c, const void *arg) {
-        Cgroup *dom = (Cgroup *) arg;
-
-        for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c))
-                if (d == c || cg_is_threaded(d))
-                        d->dom_cgrp = dom;
-}
-
 /* kernel: cgroup_enable_threaded() */
 static int enable_threaded(Hierarchy *h, Cgroup *c, Reason *reterr) {
         Cgroup *dom = c->parent->dom_cgrp;
+        ControlSave save;
+        int r;
 
         if (cg_is_threaded(c))
                 return 0;
@@ -83,13 +76,20 @@ static int enable_threaded(Hierarchy *h, Cgroup *c, Reason *reterr) {
                 return -EOPNOTSUPP;
         }
 
-        int r = cg_apply_control(h, c, mutate_threaded, dom);
-        if (r < 0) {
-                reason_set(reterr, r == -EEXIST ? REASON_EXISTS : r == -EBUSY ? REASON_CHILD_USES_IT : REASON_NONE);
+        r = cg_save_control(h, c, &save);
+        if (r < 0)
                 return r;
-        }
-        c->parent->nr_threaded_children++;
-        return 0;
+        /* @c joins the parent's domain, with every threaded descendant */
+        for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c))
+                if (d == c || cg_is_threaded(d))
+                        d->dom_cgrp = dom;
+        r = cg_apply_control(h, &save);
+        if (r >= 0)
+                c->parent->nr_threaded_children++;
+        cg_finalize_control(&save, r);
+        if (r < 0)
+                reason_set(reterr, r == -EEXIST ? REASON_EXISTS : r == -EBUSY ? REASON_CHILD_USES_IT : REASON_NONE);
+        return r;
 }
 
 int cgroup_write_type(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "cgbypass/cgpath.h"
 #include "model-internal.h"
 
 static const char *const rules_table[_RULES_MAX] = {
@@ -297,13 +298,11 @@ CgMask hierarchy_threaded_mask(const Hierarchy *h) {
 static int path_walk(const Hierarchy *h, const char *path, bool want_parent,
                      Cgroup **ret, const char **ret_last) {
         Cgroup *c = h->root;
-        const char *p = path;
+        const char *p = cgpath_relative(path);
 
         if (strlen(path) >= PATH_MAX)
                 return -ENAMETOOLONG;
-        if (*p == '/')
-                p++;
-        if (streq(p, "") || streq(p, ".")) {
+        if (cgpath_is_root(p)) {
                 if (want_parent)
                         return -EEXIST; /* mkdir of the root */
                 *ret = c;
@@ -315,14 +314,12 @@ static int path_walk(const Hierarchy *h, const char *path, bool want_parent,
                 size_t n = slash ? (size_t) (slash - p) : strlen(p);
                 char name[CGROUP_NAME_MAX + 1];
 
-                if (n == 0)
-                        return -EINVAL; /* "//" or a trailing '/' */
                 if (n > CGROUP_NAME_MAX)
                         return -ENAMETOOLONG;
+                if (!cgpath_name_is_valid(p, n))
+                        return -EINVAL; /* "//", a trailing '/', "." or ".." */
                 memcpy(name, p, n);
                 name[n] = '\0';
-                if (streq(name, ".") || streq(name, ".."))
-                        return -EINVAL;
 
                 if (!slash && want_parent) {
                         *ret = c;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/desired.h"
 #include "cgbypass/fileio.h"
 #include "cgbypass/strbuf.h"
@@ -200,7 +201,8 @@ int state_file_load(const char *dir, DesiredSet *ret) {
                         continue;
                 }
                 word = strtok_r(line, " ", &save);
-                if (!word || !streq(word, "cgroup") || !(word = strtok_r(NULL, " ", &save)) || word[0] != '/') {
+                if (!word || !streq(word, "cgroup") || !(word = strtok_r(NULL, " ", &save)) ||
+                    !cgpath_is_absolute(word)) {
                         r = -EBADMSG;
                         break;
                 }

@@ -9,16 +9,17 @@
 
 #include "cgbypass/cftype.h"
 #include "cgbypass/cfvalue.h"
+#include "cgbypass/cgpath.h"
 #include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
 
-typedef enum State {
+typedef enum ControllerState {
         STATE_UNMANAGED,
         STATE_DISABLED,         /* subtree_control: neither enabled nor bypassed */
         STATE_ENABLED,
         STATE_BYPASSED,         /* subtree_control '#'; controllers: back in bypass */
         STATE_REENABLED,        /* controllers '+' */
-} State;
+} ControllerState;
 
 static const char *const state_words[] = {
         [STATE_UNMANAGED] = "unmanaged",
@@ -28,16 +29,16 @@ static const char *const state_words[] = {
         [STATE_REENABLED] = "re-enabled",
 };
 
-/* Per managed cgroup: where it is, what it wants, what the two phases do. */
+/* Per managed cgroup: where it is, what it wants, what it drops first (the clearing). */
 typedef struct Item Item;
 struct Item {
         size_t desired;
         Cgroup *cgroup;          /* in the planning copy; NULL if it could not be made */
         char *path;              /* relative trace path */
         unsigned depth;
-        State sc_target[_CONTROLLER_MAX], ctl_target[_CONTROLLER_MAX];
-        State sc_orig[_CONTROLLER_MAX], ctl_orig[_CONTROLLER_MAX];
-        State sc_after_a[_CONTROLLER_MAX], ctl_after_a[_CONTROLLER_MAX];
+        ControllerState sc_target[_CONTROLLER_MAX], ctl_target[_CONTROLLER_MAX];
+        ControllerState sc_orig[_CONTROLLER_MAX], ctl_orig[_CONTROLLER_MAX];
+        ControllerState sc_cleared[_CONTROLLER_MAX], ctl_cleared[_CONTROLLER_MAX];
         struct Item *cleared_for;  /* the item whose change forced this one to be cleared */
         bool failed;
 };
@@ -98,23 +99,10 @@ static void add_error(Planner *p, Origin origin, const char *fmt, ...) {
 
 /* "/a/b" -> "a/b", "/" -> "." */
 static char *trace_path(const char *abs) {
-        while (*abs == '/')
-                abs++;
-        return strdup(*abs ? abs : ".");
+        return strdup(cgpath_relative(abs));
 }
 
-static unsigned path_depth(const char *trace) {
-        unsigned d = 0;
-
-        if (streq(trace, "."))
-                return 0;
-        for (d = 1; *trace; trace++)
-                if (*trace == '/')
-                        d++;
-        return d;
-}
-
-static State sc_state(const Cgroup *c, Controller x) {
+static ControllerState sc_state(const Cgroup *c, Controller x) {
         if (cgroup_get_subtree_control(c) & CGMASK(x))
                 return STATE_ENABLED;
         if (cgroup_get_subtree_bypass(c) & CGMASK(x))
@@ -122,15 +110,15 @@ static State sc_state(const Cgroup *c, Controller x) {
         return STATE_DISABLED;
 }
 
-static State ctl_state(const Cgroup *c, Controller x) {
+static ControllerState ctl_state(const Cgroup *c, Controller x) {
         return cgroup_get_enable_ss_mask(c) & CGMASK(x) ? STATE_REENABLED : STATE_BYPASSED;
 }
 
-static bool uses(State s) {
+static bool uses(ControllerState s) {
         return s == STATE_ENABLED || s == STATE_BYPASSED || s == STATE_REENABLED;
 }
 
-static char token(State s) {
+static char token(ControllerState s) {
         return s == STATE_ENABLED || s == STATE_REENABLED ? '+' : s == STATE_BYPASSED ? '#' : '-';
 }
 
@@ -178,7 +166,7 @@ static int emit(Planner *p, PlanOpType type, const char *path, const char *file,
         return 0;
 }
 
-/* ---- phase 0: cgroups ---- */
+/* ---- the cgroups ---- */
 
 static int cmp_items_preorder(const void *a, const void *b) {
         const Item *x = a, *y = b;
@@ -259,21 +247,21 @@ static void set_targets(Planner *p) {
                                             d->ctl_bypass & b ? STATE_BYPASSED : STATE_UNMANAGED;
                         if (!it->cgroup)
                                 continue;
-                        State sc = sc_state(it->cgroup, x), ctl = ctl_state(it->cgroup, x);
+                        ControllerState sc = sc_state(it->cgroup, x), ctl = ctl_state(it->cgroup, x);
                         it->sc_orig[x] = sc;
                         it->ctl_orig[x] = ctl;
-                        /* phase A only takes away: a removal or a switch between enabled and bypassed */
-                        it->sc_after_a[x] = sc;
+                        /* the clearing only takes away: a removal or a switch between enabled and bypassed */
+                        it->sc_cleared[x] = sc;
                         if (it->sc_target[x] != STATE_UNMANAGED && it->sc_target[x] != sc && uses(sc))
-                                it->sc_after_a[x] = it->sc_target[x];
-                        it->ctl_after_a[x] = ctl;
+                                it->sc_cleared[x] = it->sc_target[x];
+                        it->ctl_cleared[x] = ctl;
                         if (it->ctl_target[x] == STATE_BYPASSED && ctl == STATE_REENABLED)
-                                it->ctl_after_a[x] = STATE_BYPASSED;
+                                it->ctl_cleared[x] = STATE_BYPASSED;
                 }
         }
 }
 
-/* ---- phase A: what must be cleared first ---- */
+/* ---- the clearing: what must go before anything changes ---- */
 
 static bool teardown(Planner *p, Item *cause, Cgroup *d, Controller x);
 
@@ -283,7 +271,7 @@ static bool clear_children(Planner *p, Item *cause, Cgroup *c, Controller x) {
 
         for (Cgroup *k = cgroup_first_child(c); k; k = cgroup_next_sibling(k)) {
                 Item *ki = item_of(p, k);
-                bool in_use = ki ? uses(ki->sc_after_a[x]) || ki->ctl_after_a[x] == STATE_REENABLED
+                bool in_use = ki ? uses(ki->sc_cleared[x]) || ki->ctl_cleared[x] == STATE_REENABLED
                                  : uses(sc_state(k, x)) || ctl_state(k, x) == STATE_REENABLED;
                 /* blame the change that started the chain, not a cgroup cleared on its behalf */
                 if (in_use)
@@ -293,16 +281,17 @@ static bool clear_children(Planner *p, Item *cause, Cgroup *c, Controller x) {
 }
 
 /*
- * @d must not use @x at the end of phase A; phase B sets it up again. Only a
- * cgroup whose desired state says what it does with @x may be cleared: the
- * planner never invents a state for anything the configuration left alone.
+ * @d must not use @x once cleared (plan_clearing()); plan_targets() sets it
+ * up again. Only a cgroup whose desired state says what it does with @x may
+ * be cleared: the planner never invents a state for anything the
+ * configuration left alone.
  */
 static bool teardown(Planner *p, Item *cause, Cgroup *d, Controller x) {
         Item *di = item_of(p, d);
         bool changed = false;
 
-        bool sc_used = di ? uses(di->sc_after_a[x]) : uses(sc_state(d, x));
-        bool ctl_used = di ? di->ctl_after_a[x] == STATE_REENABLED : ctl_state(d, x) == STATE_REENABLED;
+        bool sc_used = di ? uses(di->sc_cleared[x]) : uses(sc_state(d, x));
+        bool ctl_used = di ? di->ctl_cleared[x] == STATE_REENABLED : ctl_state(d, x) == STATE_REENABLED;
         bool described = di && (!sc_used || di->sc_target[x] != STATE_UNMANAGED) &&
                          (!ctl_used || di->ctl_target[x] != STATE_UNMANAGED);
         if (!described) {
@@ -324,12 +313,12 @@ static bool teardown(Planner *p, Item *cause, Cgroup *d, Controller x) {
                 cause->failed = true;
                 return false;
         }
-        if (di->sc_after_a[x] != STATE_DISABLED) {
-                di->sc_after_a[x] = STATE_DISABLED;
+        if (di->sc_cleared[x] != STATE_DISABLED) {
+                di->sc_cleared[x] = STATE_DISABLED;
                 changed = true;
         }
-        if (di->ctl_after_a[x] == STATE_REENABLED) {
-                di->ctl_after_a[x] = STATE_BYPASSED;
+        if (di->ctl_cleared[x] == STATE_REENABLED) {
+                di->ctl_cleared[x] = STATE_BYPASSED;
                 changed = true;
         }
         if (!di->cleared_for)
@@ -348,13 +337,13 @@ static int resolve_clearing(Planner *p) {
                         if (!it->cgroup || it->failed)
                                 continue;
                         FOREACH_CONTROLLER(x) {
-                                State sc = sc_state(it->cgroup, x);
-                                if (it->sc_after_a[x] != sc)
+                                ControllerState sc = sc_state(it->cgroup, x);
+                                if (it->sc_cleared[x] != sc)
                                         changed |= clear_children(p, it, it->cgroup, x);
                                 /* switching its own css needs its subtree_control clear of @x (kernel: EBUSY) */
-                                State ctl_final = it->ctl_target[x] != STATE_UNMANAGED ? it->ctl_target[x] : it->ctl_orig[x];
-                                if (ctl_final != it->ctl_orig[x] && uses(it->sc_after_a[x])) {
-                                        it->sc_after_a[x] = STATE_DISABLED;
+                                ControllerState ctl_final = it->ctl_target[x] != STATE_UNMANAGED ? it->ctl_target[x] : it->ctl_orig[x];
+                                if (ctl_final != it->ctl_orig[x] && uses(it->sc_cleared[x])) {
+                                        it->sc_cleared[x] = STATE_DISABLED;
                                         changed = true;
                                 }
                         }
@@ -369,11 +358,11 @@ static int resolve_clearing(Planner *p) {
 
 /* ---- emitting writes ---- */
 
-typedef State (*StateFn)(const Cgroup *c, Controller x);
+typedef ControllerState (*ControllerStateFn)(const Cgroup *c, Controller x);
 
 /* One write of several tokens; on refusal, find which controllers the kernel refuses, and why. */
-static int write_tokens(Planner *p, Item *it, const char *file, const State to[_CONTROLLER_MAX],
-                        CgMask which, StateFn now, Origin origin, const char *key) {
+static int write_tokens(Planner *p, Item *it, const char *file, const ControllerState to[_CONTROLLER_MAX],
+                        CgMask which, ControllerStateFn now, Origin origin, const char *key) {
         StrBuf value = STRBUF_INIT, undo = STRBUF_INIT;
         _cleanup_free_ char *v = NULL, *u = NULL;
         Reason reason = REASON_NONE;
@@ -417,7 +406,8 @@ static int write_tokens(Planner *p, Item *it, const char *file, const State to[_
         return 0;
 }
 
-static int phase_a(Planner *p) {
+/* The writes that clear, deepest first (the *_cleared states). */
+static int plan_clearing(Planner *p) {
         /* deepest first: a cgroup's children are cleared before it changes */
         for (size_t i = p->n_items; i-- > 0;) {
                 Item *it = &p->items[i];
@@ -428,16 +418,16 @@ static int phase_a(Planner *p) {
                 if (!it->cgroup || it->failed)
                         continue;
                 FOREACH_CONTROLLER(x) {
-                        if (it->sc_after_a[x] != sc_state(it->cgroup, x))
+                        if (it->sc_cleared[x] != sc_state(it->cgroup, x))
                                 sc |= CGMASK(x);
-                        if (it->ctl_after_a[x] != ctl_state(it->cgroup, x))
+                        if (it->ctl_cleared[x] != ctl_state(it->cgroup, x))
                                 ctl |= CGMASK(x);
                 }
-                r = write_tokens(p, it, "cgroup.subtree_control", it->sc_after_a, sc, sc_state,
+                r = write_tokens(p, it, "cgroup.subtree_control", it->sc_cleared, sc, sc_state,
                                  d->sc_origin, "subtree-control");
                 if (r < 0)
                         return r;
-                r = write_tokens(p, it, "cgroup.controllers", it->ctl_after_a, ctl, ctl_state,
+                r = write_tokens(p, it, "cgroup.controllers", it->ctl_cleared, ctl, ctl_state,
                                  d->ctl_origin, "controllers");
                 if (r < 0)
                         return r;
@@ -445,12 +435,13 @@ static int phase_a(Planner *p) {
         return 0;
 }
 
-static int phase_b(Planner *p) {
+/* The writes that reach the targets, parents first. */
+static int plan_targets(Planner *p) {
         /* parents first: a controller is given out from the top */
         for (size_t i = 0; i < p->n_items; i++) {
                 Item *it = &p->items[i];
                 const DesiredCgroup *d = &p->want[it->desired];
-                State sc_final[_CONTROLLER_MAX], ctl_final[_CONTROLLER_MAX];
+                ControllerState sc_final[_CONTROLLER_MAX], ctl_final[_CONTROLLER_MAX];
                 CgMask sc = 0, ctl = 0;
                 int r;
 
@@ -585,7 +576,7 @@ static int check_desired(Planner *p) {
         for (size_t i = 0; i < p->n_want; i++) {
                 const DesiredCgroup *d = &p->want[i];
 
-                if (!d->path || d->path[0] != '/') {
+                if (!d->path || !cgpath_is_absolute(d->path)) {
                         add_error(p, d->origin, "%s: not an absolute cgroup path", strempty(d->path));
                         continue;
                 }
@@ -650,9 +641,9 @@ int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_wa
                         r = -ENOMEM;
                         goto finish;
                 }
-                p.items[i].depth = path_depth(p.items[i].path);
+                p.items[i].depth = cgpath_depth(p.items[i].path);
         }
-        /* pre-order by depth then path; phase A walks it backwards */
+        /* pre-order by depth then path; plan_clearing() walks it backwards */
         qsort(p.items, p.n_items, sizeof(Item), cmp_items_preorder);
 
         r = make_cgroups(&p);
@@ -665,9 +656,9 @@ int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_wa
         set_targets(&p);
         r = resolve_clearing(&p);
         if (r >= 0)
-                r = phase_a(&p);
+                r = plan_clearing(&p);
         if (r >= 0)
-                r = phase_b(&p);
+                r = plan_targets(&p);
         if (r >= 0)
                 r = check_reached(&p);
         if (r >= 0)
@@ -751,9 +742,9 @@ int policy_drift(const Hierarchy *h, const DesiredCgroup *want, size_t n_want, D
                 }
                 FOREACH_CONTROLLER(x) {
                         CgMask b = CGMASK(x);
-                        State sc = want[i].sc_enable & b ? STATE_ENABLED : want[i].sc_bypass & b ? STATE_BYPASSED :
+                        ControllerState sc = want[i].sc_enable & b ? STATE_ENABLED : want[i].sc_bypass & b ? STATE_BYPASSED :
                                    want[i].sc_disable & b ? STATE_DISABLED : STATE_UNMANAGED;
-                        State ctl = want[i].ctl_enable & b ? STATE_REENABLED :
+                        ControllerState ctl = want[i].ctl_enable & b ? STATE_REENABLED :
                                     want[i].ctl_bypass & b ? STATE_BYPASSED : STATE_UNMANAGED;
                         if (sc != STATE_UNMANAGED && sc != sc_state(c, x))
                                 r = drift_add(&d, &n, want[i].path, "cgroup.subtree_control", x,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/strbuf.h"
 #include "cgbypass/trace.h"
 #include "trace-internal.h"
@@ -89,20 +90,10 @@ Trace *trace_free(Trace *t) {
  * them, so such a trace is malformed rather than a difference.
  */
 static const char *path_problem(const char *p) {
-        if (streq(p, "."))
-                return NULL;
-        if (*p == '/')
-                return "paths are relative to the cgroup root";
-        for (const char *s = p;;) {
-                size_t n = strcspn(s, "/");
-                if (n == 0)
-                        return "empty path component";
-                if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-                        return "'.' and '..' are only allowed as the whole path '.'";
-                if (!s[n])
-                        return NULL;
-                s += n + 1;
-        }
+        const char *why = NULL;
+
+        (void) cgpath_verify(p, CGPATH_RELATIVE, &why);
+        return why;
 }
 
 static const char *file_problem(const char *f) {

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/strbuf.h"
 #include "trace-internal.h"
 
@@ -64,9 +65,9 @@ static bool kernel_interrupted(void *userdata) {
 
 /* "PATH/FILE", or "FILE" for "." */
 static char *join(const char *path, const char *file) {
-        if (streq(path, "."))
-                return strdup(file);
-        return trace_strdupf("%s/%s", path, file);
+        char *s;
+
+        return cgpath_join(path, file, &s) < 0 ? NULL : s;
 }
 
 static int read_at(int dirfd, const char *rel, char **ret) {
@@ -357,11 +358,10 @@ static int kernel_tree(KernelRun *k, Controller ctrl, TraceOutcome *o, char **re
                         goto finish;
                 }
                 /* the runner's relative paths become absolute ones with "/" = DIR */
-                char *abs = i == 0 ? strdup("/") : trace_strdupf("/%s", l.v[i].path);
-                if (!abs) {
-                        r = -ENOMEM;
+                char *abs;
+                r = cgpath_absolute(l.v[i].path, &abs);
+                if (r < 0)
                         goto finish;
-                }
                 free(l.v[i].path);
                 l.v[i].path = abs;
                 paths[i] = l.v[i].path;

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgbypass/cgpath.h"
+#include "cgbypass/macro.h"
+
+bool cgpath_name_is_valid(const char *name, size_t n) {
+        if (n == 0 || memchr(name, '/', n))
+                return false;
+        return !(n == 1 && name[0] == '.') && !(n == 2 && name[0] == '.' && name[1] == '.');
+}
+
+/*
+ * The components after the spelling's prefix. When several are wrong, the
+ * first of "//", a trailing '/', "..", "." is named, whatever their order.
+ */
+static const char *components_problem(const char *p) {
+        bool empty = false, trailing = false, dotdot = false, dot = false;
+
+        for (;;) {
+                size_t n = strcspn(p, "/");
+
+                if (n == 0) {
+                        if (p[0])
+                                empty = true;
+                        else
+                                trailing = true;
+                } else if (n == 2 && p[0] == '.' && p[1] == '.')
+                        dotdot = true;
+                else if (n == 1 && p[0] == '.')
+                        dot = true;
+                if (!p[n])
+                        break;
+                p += n + 1;
+        }
+        return empty ? "contains '//'" :
+               trailing ? "ends with '/'" :
+               dotdot ? "contains a '..' component" :
+               dot ? "contains a '.' component" : NULL;
+}
+
+static const char *limits_problem(const char *path) {
+        size_t comp = 0;
+
+        if (strchr(path, '\n'))
+                return "contains a newline";
+        if (strlen(path) > CGPATH_MAX)
+                return "is longer than 4095 bytes";
+        for (const char *p = path; *p; p++) {
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        return "contains a control character";
+                comp = *p == '/' ? 0 : comp + 1;
+                if (comp > CGPATH_NAME_MAX)
+                        return "has a component longer than 255 bytes";
+        }
+        return NULL;
+}
+
+static const char *path_problem(const char *path, CgpathFlags flags) {
+        bool relative = flags & CGPATH_RELATIVE;
+        const char *why;
+
+        if (!*path)
+                return "is empty";
+        if (!relative && !cgpath_is_absolute(path))
+                return "is not absolute (it must start with '/')";
+        if (relative && cgpath_is_absolute(path))
+                return "is not relative (it must not start with '/')";
+        if (flags & (CGPATH_LIMITS | CGPATH_MANAGED)) {
+                why = limits_problem(path);
+                if (why)
+                        return why;
+        }
+        if (!cgpath_is_root(path)) {
+                why = components_problem(relative ? path : path + 1);
+                if (why)
+                        return why;
+        }
+        if ((flags & CGPATH_MANAGED) && strpbrk(path, " \t"))
+                return "contains white space; cgbypassd does not manage such cgroups";
+        return NULL;
+}
+
+int cgpath_verify(const char *path, CgpathFlags flags, const char **reterr_why) {
+        const char *why = path_problem(path, flags);
+
+        if (!why)
+                return 0;
+        if (reterr_why)
+                *reterr_why = why;
+        return -EINVAL;
+}
+
+bool cgpath_is_absolute(const char *path) {
+        return path[0] == '/';
+}
+
+bool cgpath_is_root(const char *path) {
+        return streq(path, "/") || streq(path, ".") || streq(path, "");
+}
+
+const char *cgpath_relative(const char *path) {
+        if (path[0] == '/')
+                path++;
+        return *path ? path : ".";
+}
+
+int cgpath_absolute(const char *path, char **ret) {
+        const char *rel = cgpath_relative(path);
+        char *s;
+
+        if (streq(rel, "."))
+                s = strdup("/");
+        else if (asprintf(&s, "/%s", rel) < 0)
+                s = NULL;
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+bool cgpath_is_at_or_below(const char *path, const char *top) {
+        size_t n = strlen(top);
+
+        if (streq(top, "/"))
+                return cgpath_is_absolute(path);
+        if (streq(top, "."))
+                return !cgpath_is_absolute(path);
+        return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+unsigned cgpath_depth(const char *path) {
+        const char *rel = cgpath_relative(path);
+        unsigned n = 1;
+
+        if (streq(rel, "."))
+                return 0;
+        for (const char *p = rel; *p; p++)
+                if (*p == '/')
+                        n++;
+        return n;
+}
+
+int cgpath_parent(const char *path, char **ret) {
+        const char *slash;
+        char *s;
+
+        if (cgpath_is_root(path))
+                return -EINVAL;
+        slash = strrchr(path, '/');
+        if (!slash)
+                s = strdup(".");                        /* "a" */
+        else if (slash == path)
+                s = strdup("/");                        /* "/a" */
+        else
+                s = strndup(path, (size_t) (slash - path));
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int cgpath_join(const char *path, const char *name, char **ret) {
+        char *s;
+        int r;
+
+        if (streq(path, "."))
+                s = strdup(name);
+        else {
+                r = asprintf(&s, "%s/%s", streq(path, "/") ? "" : path, name);
+                if (r < 0)
+                        s = NULL;
+        }
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
