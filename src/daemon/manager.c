@@ -5,6 +5,7 @@
 #include "adopt.h"
 #include "callers.h"
 #include "delegation.h"
+#include "ownership.h"
 #include "manager.h"
 #include "polkit.h"
 
