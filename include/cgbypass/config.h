@@ -296,3 +296,6 @@ const DelegateSpec *config_find_delegation(const Config *c, const char *path);
  * Return: 0, or -ENOMEM.
  */
 int controller_change_to_string(const ControllerChange *ch, char **ret);
+
+/* Whether cgroup path @inner lies below @outer (not equal; both absolute and normalized). */
+bool config_path_is_below(const char *inner, const char *outer);

@@ -619,3 +619,7 @@ int controller_change_to_string(const ControllerChange *ch, char **ret) {
         }
         return strbuf_steal(&b, ret);
 }
+
+bool config_path_is_below(const char *inner, const char *outer) {
+        return path_is_below(inner, outer);
+}
