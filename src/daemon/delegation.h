@@ -16,6 +16,7 @@
 
 #define POLKIT_ACTION_MANAGE_DELEGATED  "org.cgbypass1.manage-delegated"
 #define POLKIT_ACTION_MANAGE            "org.cgbypass1.manage"
+#define POLKIT_ACTION_DELEGATE          "org.cgbypass1.delegate"        /* AddDelegation, RemoveDelegation */
 
 typedef struct Authorization {
         const char *action;             /* the polkit action to ask for; NULL: allowed (uid 0) */
