@@ -156,7 +156,11 @@ int cgfs_open_dir(int root_fd, const char *path, int flags, int *ret_fd) {
 
         if (!cgfs_path_is_valid(path))
                 return -EINVAL;
-        fd = open_beneath(root_fd, path, flags | O_DIRECTORY, 0);
+        /* O_DIRECTORY refuses a FIFO before opening it; O_NONBLOCK all the same, as for every open here
+         * (openat2(2) refuses it with O_PATH, which never blocks) */
+        if (!(flags & O_PATH))
+                flags |= O_NONBLOCK;
+        fd = open_beneath(root_fd, path, flags | O_DIRECTORY | O_NOFOLLOW, 0);
         if (fd < 0)
                 return fd;
         *ret_fd = fd;
