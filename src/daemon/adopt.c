@@ -208,7 +208,7 @@ static int forget_removed(Manager *m, int root_fd, const char *top, bool with_to
         return removed;
 }
 
-int delegation_adopt(Manager *m, const char *scope) {
+int adopt_in_delegations(Manager *m, const char *scope) {
         _cleanup_close_ int root_fd = -1;
         size_t budget = MANAGER_ADOPT_MAX;
         int n = 0, r;

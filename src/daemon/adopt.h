@@ -4,10 +4,10 @@
 #include "manager.h"
 
 /**
- * delegation_adopt() - sim: make the directories owners created in their
- *                      delegations cgroups, as mkdir(2) in cgroupfs would,
- *                      and forget the cgroups whose directories they removed
- *                      (rmdir(2))
+ * adopt_in_delegations() - sim: make the directories owners created in their
+ *                          delegations cgroups, as mkdir(2) in cgroupfs would,
+ *                          and forget the cgroups whose directories they
+ *                          removed (rmdir(2))
  *
  * The new cgroup's directory and files belong to the directory's owner, as
  * kernfs gives them to the creator. Symlinks and other non-directories are
@@ -20,4 +20,4 @@
  *
  * Return: the number of cgroups adopted or forgotten, or -errno.
  */
-int delegation_adopt(Manager *m, const char *scope);
+int adopt_in_delegations(Manager *m, const char *scope);

@@ -51,8 +51,7 @@ static int no_such_cgroup(sd_bus_error *error, const char *path) {
         return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", path);
 }
 
-/* The named error for what manager_change() refused; returns what the handler returns. */
-static int change_error(sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req) {
+int bus_error_from_change(sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req) {
         switch (f->kind) {
         case REFUSAL_NO_SUCH_CGROUP:
                 return no_such_cgroup(error, req->cgroup);
@@ -84,8 +83,7 @@ static int config_invalid_error(sd_bus_error *error, const ConfigErrors *errs) {
         return sd_bus_error_set(error, BUS_ERROR_CONFIG_INVALID, text);
 }
 
-/* The named error for what manager_reload() refused. */
-static int reload_error(sd_bus_error *error, int r, const Refusal *f, const ConfigErrors *errs) {
+int bus_error_from_reload(sd_bus_error *error, int r, const Refusal *f, const ConfigErrors *errs) {
         switch (f->kind) {
         case REFUSAL_CONFIG_INVALID:
                 return config_invalid_error(error, errs);
@@ -183,7 +181,7 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
 
         r = manager_change(m, &req, auth.admin, caller.uid, &ops, &refusal);
         if (r < 0)
-                return refuse(&caller, method, cgroup, arg, change_error(error, r, &refusal, &req), error);
+                return refuse(&caller, method, cgroup, arg, bus_error_from_change(error, r, &refusal, &req), error);
 
         char detail[256];
         (void) snprintf(detail, sizeof(detail), "%zu operation(s); %s", ops,
@@ -227,7 +225,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
         r = manager_reload(m, &errs, &refusal);
         if (r < 0)
-                r = reload_error(error, r, &refusal, &errs);
+                r = bus_error_from_reload(error, r, &refusal, &errs);
         config_errors_done(&errs);
         if (r < 0)
                 return refuse(&caller, "Reload", NULL, NULL, r, error);

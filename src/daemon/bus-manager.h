@@ -9,6 +9,15 @@
 #include "cgbypass/bus-names.h"
 #include "manager.h"
 
+/*
+ * The named error for what manager_change() refused with @r and @f (the
+ * request @req), or manager_reload() (the configuration's problems @errs).
+ * Return: what the method handler returns: the errno the name maps to, or
+ * @r when @f names no error (REFUSAL_NONE: -ENOMEM, ...).
+ */
+int bus_error_from_change(sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req);
+int bus_error_from_reload(sd_bus_error *error, int r, const Refusal *f, const ConfigErrors *errs);
+
 /**
  * manager_run_service() - serve on the bus until SIGTERM or SIGINT
  *

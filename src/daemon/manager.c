@@ -198,7 +198,7 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope) {
         size_t n;
         int r;
 
-        r = delegation_adopt(m, scope);
+        r = adopt_in_delegations(m, scope);
         if (r < 0)
                 log_warning_errno(r, "Failed to look for cgroups made in delegations, ignoring: %m");
         if (!full) {
@@ -227,12 +227,12 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope) {
 /*
  * Before serving a call on @scope (NULL: everything): a snapshot of what may
  * change into @before, then the refresh. A sim learns what owners did in
- * the delegations below @scope (delegation_adopt()); native and emulated read
+ * the delegations below @scope (adopt_in_delegations()); native and emulated read
  * the kernel's files of @scope's subtree, and the whole hierarchy only when
  * that differs from what they left.
  */
 int manager_refresh_for(Manager *m, const char *scope, Snapshot *before) {
-        /* what the refresh may change (delegation_adopt()): that cgroup's subtree */
+        /* what the refresh may change (adopt_in_delegations()): that cgroup's subtree */
         _cleanup_free_ char *top = manager_known_ancestor(m, scope);
         bool whole = false;
 

@@ -13,6 +13,7 @@
 #   bus_env_stop_polkit
 #   bus_env_add_user VAR             # a new unprivileged user; VAR=name, VAR_uid=uid
 #   bus_env_as USER CMD...           # run CMD as USER (setpriv), on the private bus
+#   bus_env_config FIXTURE K=V...    # SRCDIR/tests/bus/FIXTURE, @K@ replaced by V, as BUS_ENV_DIR/c.conf
 #   bus_env_start_daemon ARGS...     # cgbypassd --bus system ARGS, waits for org.cgbypass1
 #   bus_env_stop_daemon [SIGNAL]     # SIGTERM by default; sets BUS_ENV_DAEMON_STATUS
 #
@@ -187,6 +188,18 @@ bus_env_as() {
 		env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"
 }
 
+# bus_env_config FIXTURE KEY=VALUE...: a configuration for the daemon; fails if a @KEY@ is left
+bus_env_config() {
+	local fixture=$BUS_ENV_SRC/tests/bus/$1 kv
+	local -a edits=(-e '/^# SPDX-License-Identifier:/d')
+	shift
+	for kv in "$@"; do
+		edits+=(-e "s|@${kv%%=*}@|${kv#*=}|g")
+	done
+	sed "${edits[@]}" "$fixture" >"$BUS_ENV_DIR/c.conf" || return 1
+	! grep -n '@[A-Za-z_]*@' "$BUS_ENV_DIR/c.conf" >&2
+}
+
 # bus_env_start_daemon ARGS...: cgbypassd on the private bus, stderr to BUS_ENV_DAEMON_LOG
 bus_env_start_daemon() {
 	"$BUS_ENV_CGBYPASSD" --bus system "$@" >>"$BUS_ENV_DAEMON_LOG" 2>&1 &
@@ -213,27 +226,9 @@ bus_env_stop_daemon() {
 	return 0
 }
 
-# TAP
-BUS_ENV_N=0
-BUS_ENV_FAILED=0
-ok() {
-	BUS_ENV_N=$((BUS_ENV_N + 1))
-	echo "ok $BUS_ENV_N - $1"
-}
-not_ok() {
-	BUS_ENV_N=$((BUS_ENV_N + 1))
-	BUS_ENV_FAILED=$((BUS_ENV_FAILED + 1))
-	echo "not ok $BUS_ENV_N - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
-# check DESCRIPTION CMD...: ok when CMD succeeds, else not ok with its output
-check() {
-	local d=$1 out
-	shift
-	if out=$("$@" 2>&1); then ok "$d"; else not_ok "$d" "$out"; fi
-}
+# TAP: ok, not_ok, check
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 bus_env_done() {
-	echo "1..$BUS_ENV_N"
-	[ "$BUS_ENV_FAILED" -eq 0 ]
+	tap_done
 }

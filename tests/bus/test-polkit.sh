@@ -59,31 +59,7 @@ bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
 D=$BUS_ENV_DIR
 root=$D/root
 state=$D/state
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory +pids
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
-
-[delegate]
-path = /srv/alice
-user = $alice
-controllers = cpu io
-
-[delegate]
-path = /srv/bob
-user = $bob
-controllers = cpu
-
-[cgroup]
-path = /A
-CONF
+bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
 start() {
 	bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" \
 		--state-directory "$state"

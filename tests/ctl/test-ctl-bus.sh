@@ -13,29 +13,14 @@ daemon=${2:?path to cgbypassd}
 data=${3:?tests/data/daemon}
 jq=${4:?path to json-query}
 completion=${5:?shell-completion/bash/cgbypassctl}
-n=0
-failed=0
 bus_pid=
 daemon_pid=
 monitor_pid=
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
-command -v dbus-daemon >/dev/null 2>&1 || skip_all "dbus-daemon is not installed"
+command -v dbus-daemon >/dev/null 2>&1 || tap_skip_all "dbus-daemon is not installed"
 
 work=$(mktemp -d /tmp/cgb-ctl-XXXXXX) || exit 1
 cleanup() {
@@ -188,7 +173,7 @@ if ! wait_for 30 "$ctl" --bus=session status; then
 	not_ok "cgbypassd serves org.cgbypass1 on the session bus" \
 		"cgbypassd --bus session did not come up; its output:
 $(cat "$work/daemon.log")"
-	echo "1..$n"
+	tap_done
 	exit 1
 fi
 ok "cgbypassd serves org.cgbypass1 on the session bus"
@@ -354,5 +339,4 @@ run status
 [ "$status" -eq 1 ] && one_line "$err" && [[ $err == *"cannot reach org.cgbypass1 on the session bus"* ]] &&
 	ok "after the daemon stopped: cannot reach, exit 1" || not_ok "daemon stopped" "exit $status: $err"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

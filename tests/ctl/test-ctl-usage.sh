@@ -10,20 +10,9 @@ set -uo pipefail
 ctl=${1:?path to cgbypassctl}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 # No bus at all: a usage error must not need one, and a call must fail cleanly.
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-system-bus
@@ -135,5 +124,4 @@ status=$?
 [ "$status" -eq 1 ] && one_line "$out" && [[ $out == *"DBUS_SESSION_BUS_ADDRESS"* ]] &&
 	ok "no session bus address: says which variable" || not_ok "no session address" "exit $status: $out"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

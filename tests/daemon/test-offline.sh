@@ -10,24 +10,8 @@ daemon=${1:?path to cgbypassd}
 data=${2:?tests/data/daemon}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-}
-check() { # description, then a command
-	local d=$1
-	shift
-	if out=$("$@" 2>&1); then ok "$d"; else not_ok "$d" "$out"; fi
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 run() { # conf, mode...: runs cgbypassd on a fresh-per-test sim root
 	local conf=$1
@@ -148,5 +132,4 @@ out=$(run "$data/doc-example.conf" --apply-once 2>&1)
 out=$(run "$data/doc-example.conf" --state-directory "$work/fresh-state" --cgroup-root "$work/fresh-root" --apply-once 2>&1)
 [[ $out != *Drift* ]] && ok "a first apply reports no drift" || not_ok "first apply drift" "$out"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

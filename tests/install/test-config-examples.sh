@@ -11,13 +11,8 @@ daemon=${1:?cgbypassd} default=${2:?cgbypassd.conf}
 shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 run() { # tag conf confdir mode: a fresh sim root per run
 	rm -rf "$work/root-$1" "$work/state-$1"
 	"$daemon" "$4" --backend sim --cgroup-root "$work/root-$1" --state-directory "$work/state-$1" \
@@ -58,5 +53,4 @@ for ex in "$@"; do
 		not_ok "$name as a drop-in beside $(basename "$default")" "$out"
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -15,14 +15,8 @@ shift 3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 dest=$work/dest
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 declare -A dir
 sed_args=()
@@ -35,7 +29,7 @@ if out=$(DESTDIR=$dest "$meson" install -C "$build" --no-rebuild --quiet 2>&1); 
 	ok "meson install into a DESTDIR"
 else
 	not_ok "meson install into a DESTDIR" "$out"
-	echo "1..$n"
+	tap_done
 	exit 1
 fi
 
@@ -96,5 +90,4 @@ done
 [ -z "$missing" ] && ok "the man pages of Documentation= are installed" ||
 	not_ok "Documentation= names man pages that are not installed:$missing"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

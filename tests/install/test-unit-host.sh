@@ -20,13 +20,8 @@ busctl --system status org.cgbypass1 >/dev/null 2>&1 && skip "org.cgbypass1 is t
 name=cgbypassd-test
 sim=/run/$name-sim
 policy=/etc/dbus-1/system.d/org.cgbypass1-$name.conf
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 cleanup() {
 	systemctl stop "$name.service" >/dev/null 2>&1
 	rm -rf "/run/systemd/system/$name.service" "/run/systemd/system/$name.service.d" "$sim" "/var/lib/$name"
@@ -85,5 +80,4 @@ log=$(journalctl -u "$name.service" --since "$since" --no-pager)
 printf '%s\n' "$log" | grep -Eqi 'EPERM|EACCES|not permitted|permission denied' &&
 	not_ok "the journal reports a refused operation" "$log" || ok "no EPERM or EACCES in the journal"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -12,13 +12,8 @@ unit=${1:?unit} daemon=$(realpath "${2:?cgbypassd}") sbindir=${3:?sbindir} max=$
 command -v systemd-analyze >/dev/null || { echo "1..0 # SKIP systemd-analyze is not installed"; exit 0; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 export SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_COLOR=0 SYSTEMD_PAGER=cat
 
 sed "s|^ExecStart=$sbindir/cgbypassd|ExecStart=$daemon|" "$unit" >"$work/cgbypassd.service"
@@ -44,5 +39,4 @@ else
 	fi
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -21,29 +21,14 @@ src=${1:?source root}
 daemon=${2:?path to cgbypassd}
 ctl=${3:?path to cgbypassctl}
 shift 3
-n=0
-failed=0
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
-command -v man >/dev/null 2>&1 || skip_all "man is not installed (Debian: man-db)"
-command -v groff >/dev/null 2>&1 || skip_all "groff is not installed (Debian: groff-base)"
-man --help 2>&1 | grep -q -- '--warnings' || skip_all "man is not man-db (no --warnings)"
-command -v perl >/dev/null 2>&1 || skip_all "perl is not installed"
+command -v man >/dev/null 2>&1 || tap_skip_all "man is not installed (Debian: man-db)"
+command -v groff >/dev/null 2>&1 || tap_skip_all "groff is not installed (Debian: groff-base)"
+man --help 2>&1 | grep -q -- '--warnings' || tap_skip_all "man is not man-db (no --warnings)"
+command -v perl >/dev/null 2>&1 || tap_skip_all "perl is not installed"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -229,5 +214,4 @@ done
 tags org.cgbypass1.5 AUTHORIZATION | grep -xF -f "$work/actions" | sort -u >"$work/actions-tagged"
 expect_all "org.cgbypass1.5 describes every polkit action in AUTHORIZATION" "$work/actions" "$work/actions-tagged"
 
-echo "1..$n"
-exit $((failed > 0))
+tap_done

@@ -8,10 +8,10 @@ set -u
 version=$1 trace=$2 gen=$3 conform=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/out" "$tmp/err"; failed=$((failed + 1)); }
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
+fail() { not_ok "$1" "$(cat "$tmp/out" "$tmp/err")"; }
 
 # expect NAME STATUS STDOUT-PATTERN STDERR-LINES -- COMMAND...
 expect() {
@@ -70,4 +70,4 @@ expect "conform: nothing to run" 2 "" 1 -- "$conform" --kernel "$tmp" --rules st
 # a runner failure is a failed trace, and the summary line still comes last
 expect "conform: DIR not cgroup2" 1 "^0 passed, 1 failed\$" - -- \
 	"$conform" --kernel "$tmp" --rules stock "$tmp/ok.trace"
-exit $((failed > 0))
+tap_status

@@ -52,9 +52,9 @@ done
 
 tmp=$(mktemp -d)
 trap 'restore; rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); echo "not ok $n - $1"; failed=$((failed + 1)); }
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
+fail() { not_ok "$1"; }
 
 snapshot() { (cd "$scratch" && find . -type d | sort; cat cgroup.subtree_control cgroup.max.depth cgroup.max.descendants); }
 
@@ -126,4 +126,4 @@ fi
 after=$(snapshot)
 [ "$before" == "$after" ] && ok "cgbypass-conform: the scratch cgroup is as before" ||
 	fail "cgbypass-conform: the runs left changes behind"
-exit $((failed > 0))
+tap_status

@@ -8,9 +8,9 @@ set -u
 gen=$1 trace=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); echo "not ok $n - $1"; failed=$((failed + 1)); }
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
+fail() { not_ok "$1"; }
 
 echo "1..7"
 "$gen" --seed 7 --length 120 >"$tmp/a" && "$gen" --seed 7 --length 120 >"$tmp/b"
@@ -38,4 +38,4 @@ for r in bypass stock; do
 	done
 	[ -z "$bad" ] && ok "50 $r traces run on the model" || fail "$r traces malformed:$bad"
 done
-exit $((failed > 0))
+tap_status
