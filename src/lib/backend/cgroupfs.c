@@ -157,10 +157,11 @@ int cgfs_open_dir(int root_fd, const char *path, int flags, int *ret_fd) {
         if (!cgfs_path_is_valid(path))
                 return -EINVAL;
         /* O_DIRECTORY refuses a FIFO before opening it; O_NONBLOCK all the same, as for every open here
-         * (openat2(2) refuses it with O_PATH, which never blocks) */
+         * (openat2(2) refuses it with O_PATH, which never blocks). No O_NOFOLLOW: RESOLVE_NO_SYMLINKS
+         * (or the walk's own) refuses a symlink with ELOOP, where O_NOFOLLOW | O_DIRECTORY says ENOTDIR */
         if (!(flags & O_PATH))
                 flags |= O_NONBLOCK;
-        fd = open_beneath(root_fd, path, flags | O_DIRECTORY | O_NOFOLLOW, 0);
+        fd = open_beneath(root_fd, path, flags | O_DIRECTORY, 0);
         if (fd < 0)
                 return fd;
         *ret_fd = fd;
@@ -413,7 +414,7 @@ static int open_owned_dir(int root_fd, const char *path, struct stat *ret_st) {
         struct stat st_root;
         int fd, r;
 
-        r = cgfs_open_dir(root_fd, path, O_PATH | O_NOFOLLOW, &fd);
+        r = cgfs_open_dir(root_fd, path, O_PATH, &fd);
         if (r < 0)
                 return r;
         if (fstat(fd, ret_st) < 0 || fstat(root_fd, &st_root) < 0) {
