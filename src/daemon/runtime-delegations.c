@@ -315,10 +315,12 @@ int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, char
         if (r < 0)
                 return msg(reterr_msg, r, "Failed to record the end of the delegation in '%s': %s; nothing was "
                            "changed", manager_state_dir(m), strerror(-r));
-        config_remove_delegation(m->config, idx);
+        /* the desired state without it first: it may point to its path */
+        d->create = false;
         r = rebuild_desired(m);
         if (r < 0)
                 return r;
+        config_remove_delegation(m->config, idx);
         /* the owner's switches are history; the cgroups keep their controllers */
         if (client_changes_prune(&m->changes, m->config) > 0) {
                 r = client_changes_save(manager_state_dir(m), &m->changes);
