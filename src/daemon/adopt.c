@@ -8,11 +8,6 @@
 #include "adopt.h"
 #include "cgroupfs.h"
 
-static bool cgroup_exists(Manager *m, const char *path) {
-        Cgroup *c;
-        return hierarchy_lookup(backend_get_model(m->backend), path, &c) >= 0;
-}
-
 /* Directory @path (absolute) beneath @root_fd, through the one opener: never by a symlink or onto another mount */
 static int open_dir(int root_fd, const char *path, int flags) {
         int fd, r;
@@ -229,7 +224,7 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                         top = scope;
                 else if (scope && !cgroup_path_is_at_or_below(path, scope))
                         continue;
-                if (!cgroup_exists(m, path))
+                if (!manager_has_cgroup(m, path))
                         continue;
                 if (top != path) {
                         /* at @path at the highest, which exists */
@@ -240,7 +235,7 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                         if (r < 0)
                                 return r;
                         n += r;
-                        if (!cgroup_exists(m, known))
+                        if (!manager_has_cgroup(m, known))
                                 continue;       /* its owner removed it */
                         r = adopt_path(m, root_fd, known, top, &budget);
                         if (r == -ENOENT)
@@ -253,7 +248,7 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                         if (r < 0)
                                 return r;
                         n += r;
-                        if (!cgroup_exists(m, path))
+                        if (!manager_has_cgroup(m, path))
                                 continue;
                 }
                 r = adopt_below(m, root_fd, top, path_depth(top) - path_depth(path), &budget);

@@ -135,6 +135,11 @@ int manager_open_backend(Manager *m) {
         return load_client_changes(m);
 }
 
+bool manager_has_cgroup(const Manager *m, const char *path) {
+        Cgroup *c;
+        return hierarchy_lookup(backend_get_model(m->backend), path, &c) >= 0;
+}
+
 char *manager_known_ancestor(const Manager *m, const char *path) {
         char *top;
         Cgroup *c;

@@ -125,6 +125,9 @@ void manager_flush(Manager *m);
  */
 int manager_refresh(Manager *m, const char *scope);
 
+/* Whether the model knows the cgroup @path. */
+bool manager_has_cgroup(const Manager *m, const char *path);
+
 /*
  * manager_known_ancestor() - the deepest cgroup on the way to @path (itself
  * included) that the model knows; malloc'ed. NULL for @path NULL, and on OOM.
