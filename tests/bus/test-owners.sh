@@ -132,7 +132,7 @@ for c in before after; do
 	for k in $knobs; do
 		if [ "$(owner_of "$A/$c/$k")" != "$alice" ] || ! can_write "$alice" "$A/$c/$k" 50; then
 			child_ok=
-			not_ok "the owner cannot write $c/$k" "$(ls -la "$A/$c" | grep "$k")"
+			not_ok "the owner cannot write $c/$k" "$(stat -c "%U %n" "$A/$c/$k" 2>&1)"
 		fi
 	done
 done
