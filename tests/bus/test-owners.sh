@@ -211,6 +211,21 @@ expect root NoSuchDelegation "RemoveDelegation of a cgroup nobody has" RemoveDel
 [ "$before" = "$(snap)" ] && ok "... and none of them changed anything" ||
 	not_ok "a refusal changed something" "$(diff <(echo "$before") <(snap) | head -10)"
 
+# the record cannot be written (a read-only state directory): refused, nothing changed
+state_ro() {
+	mount --bind "$state" "$state" 2>/dev/null || return 1
+	mount -o remount,bind,ro "$state" 2>/dev/null || { umount -l "$state"; return 1; }
+}
+if state_ro; then
+	as root AddDelegation /rt/ro "$alice_uid" cpu ''
+	umount -l "$state"
+	[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.Failed: "*"nothing was changed" ]] && [ ! -e "$root/rt/ro" ] &&
+		[ "$before" = "$(snap)" ] && ok "AddDelegation with a read-only state directory: Failed, nothing changed" ||
+		not_ok "read-only AddDelegation" "$out"
+else
+	ok "# SKIP cannot make the state directory read-only (bind mounts)"
+fi
+
 as root AddDelegation /rt/c1 "$alice_uid" cpu,io ''
 [ $st -eq 0 ] && [ "$(owner_of "$root/rt/c1")" = "$alice" ] && [ "$(owner_of "$root/rt/c1/cgroup.procs")" = "$alice" ] &&
 	[ "$(owner_of "$root/rt/c1/cgroup.subtree_control")" = root ] &&
@@ -222,6 +237,15 @@ out=$("$client" call ListDelegations 2>&1)
 [[ $out == *"/srv/alice"* ]] && [[ $out == *"/rt/c1"* ]] && ok "ListDelegations lists both kinds" ||
 	not_ok "ListDelegations" "$out"
 expect root DelegationConflict "nested in a run-time delegation" AddDelegation /rt/c1/sub "$bob_uid" cpu ''
+if state_ro; then
+	as root RemoveDelegation /rt/c1
+	umount -l "$state"
+	[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.Failed: "*"nothing was changed" ]] &&
+		[ "$(key /rt/c1 delegation_kind)" = runtime ] && [ "$(owner_of "$root/rt/c1")" = "$alice" ] &&
+		ok "RemoveDelegation with a read-only state directory: Failed, still delegated" || not_ok "read-only RemoveDelegation" "$out"
+else
+	ok "# SKIP cannot make the state directory read-only (bind mounts)"
+fi
 expect root DelegationConflict "above a run-time delegation" AddDelegation /rt "$bob_uid" cpu ''
 
 # the owner's job in it
