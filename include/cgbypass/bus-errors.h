@@ -33,6 +33,9 @@
 #define BUS_ERROR_CONFIG_INVALID           CGBYPASS_ERROR_CONFIG_INVALID
 #define BUS_ERROR_BUSY                     CGBYPASS_ERROR_BUSY
 #define BUS_ERROR_FAILED                   CGBYPASS_ERROR_FAILED
+#define BUS_ERROR_DELEGATION_CONFLICT      CGBYPASS_ERROR_DELEGATION_CONFLICT
+#define BUS_ERROR_NO_SUCH_DELEGATION       CGBYPASS_ERROR_NO_SUCH_DELEGATION
+#define BUS_ERROR_NOT_RUNTIME_DELEGATION   CGBYPASS_ERROR_NOT_RUNTIME_DELEGATION
 
 /* libcgbypass's table (src/libcgbypass/cgbypass-errors.c), registered when it is loaded */
 #define cgbypass_bus_error_map cgbypass_error_map

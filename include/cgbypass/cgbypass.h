@@ -54,6 +54,9 @@ extern "C" {
 #define CGBYPASS_ERROR_CONFIG_INVALID           CGBYPASS_ERROR_PREFIX "ConfigInvalid"          /* EINVAL */
 #define CGBYPASS_ERROR_BUSY                     CGBYPASS_ERROR_PREFIX "Busy"                   /* EAGAIN */
 #define CGBYPASS_ERROR_FAILED                   CGBYPASS_ERROR_PREFIX "Failed"                 /* EIO */
+#define CGBYPASS_ERROR_DELEGATION_CONFLICT      CGBYPASS_ERROR_PREFIX "DelegationConflict"     /* EEXIST */
+#define CGBYPASS_ERROR_NO_SUCH_DELEGATION       CGBYPASS_ERROR_PREFIX "NoSuchDelegation"       /* ENOENT */
+#define CGBYPASS_ERROR_NOT_RUNTIME_DELEGATION   CGBYPASS_ERROR_PREFIX "NotRuntimeDelegation"   /* EPERM */
 
 /* Every CGBYPASS_ERROR_* name with its errno; registered with sd-bus when the library is loaded. */
 extern const sd_bus_error_map cgbypass_error_map[];

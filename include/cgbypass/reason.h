@@ -45,6 +45,9 @@ typedef enum Reason {
         REASON_CONFIG_INVALID,
         REASON_BUSY,
         REASON_FAILED,
+        REASON_DELEGATION_CONFLICT,
+        REASON_NO_SUCH_DELEGATION,
+        REASON_NOT_RUNTIME_DELEGATION,
         _REASON_MAX,
         _REASON_INVALID = -22,
 } Reason;

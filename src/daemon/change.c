@@ -3,6 +3,7 @@
 #include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "manager.h"
+#include "ownership.h"
 
 /*
  * What the kernel says to the request's write alone, on a copy of the model:
@@ -157,6 +158,9 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         client_changes_done(&m->changes);
         m->changes = next;
         next = (ClientChanges) {};
+        /* files the writes made appear below a delegation root are the owner's */
+        if (p->n_ops > 0)
+                (void) ownership_sync(m, req->cgroup);
         if (ret_ops)
                 *ret_ops = p->n_ops;
         r = 0;

@@ -225,6 +225,21 @@ static const ReasonInfo reason_table[_REASON_MAX] = {
                 .bus_error = BUS_ERROR_FAILED,
                 .text = "the change failed and was undone",
         },
+        [REASON_DELEGATION_CONFLICT] = {
+                .error = EEXIST, .id = "delegation-conflict",
+                .bus_error = BUS_ERROR_DELEGATION_CONFLICT,
+                .text = "delegated already, or inside or above another delegation",
+        },
+        [REASON_NO_SUCH_DELEGATION] = {
+                .error = ENOENT, .id = "no-such-delegation",
+                .bus_error = BUS_ERROR_NO_SUCH_DELEGATION,
+                .text = "the cgroup is not a delegation root",
+        },
+        [REASON_NOT_RUNTIME_DELEGATION] = {
+                .error = EPERM, .id = "not-runtime-delegation",
+                .bus_error = BUS_ERROR_NOT_RUNTIME_DELEGATION,
+                .text = "a configured delegation; the configuration ends it",
+        },
 };
 
 static const ReasonInfo *reason_info(Reason r) {
