@@ -18,7 +18,7 @@
 #   bus_env_stop_daemon [SIGNAL]     # SIGTERM by default; sets BUS_ENV_DAEMON_STATUS
 #
 # Everything made here is removed again at exit: processes (by pid), users,
-# rules and the action file (if this run installed it), the temp dir
+# rules, the temp dir
 # (BUS_ENV_KEEP=DIR copies the logs there first).
 # Exported: DBUS_SYSTEM_BUS_ADDRESS, BUS_ENV_DIR, BUS_ENV_DAEMON_LOG.
 
@@ -122,15 +122,18 @@ bus_env_start_bus() {
 
 # Install the project's polkit actions (polkitd reads only /usr/share/polkit-1/actions).
 bus_env_install_policy() {
-	local dst=/usr/share/polkit-1/actions/org.cgbypass1.policy
+	local dst=/usr/share/polkit-1/actions/org.cgbypass1.policy src=$BUS_ENV_SRC/polkit/org.cgbypass1.policy tmp
 	[ -d /usr/share/polkit-1/actions ] || return 1
-	if [ -e "$dst" ]; then
-		cmp -s "$dst" "$BUS_ENV_SRC/polkit/org.cgbypass1.policy" && return 0
-		echo "# $dst exists and differs from the source tree's; testing against the installed one" >&2
-		return 0
+	cmp -s "$dst" "$src" && return 0
+	# A stale copy could hide an action the tree added: the tree's file
+	# replaces it, by rename, so that a polkitd of a test running in parallel
+	# never reads half a file. It stays (as a package's would): removing it at
+	# exit would pull an action from under the tests still running.
+	tmp=$(mktemp /usr/share/polkit-1/actions/.org.cgbypass1.policy.XXXXXX) || return 1
+	if ! cp "$src" "$tmp" || ! chmod 0644 "$tmp" || ! mv -f "$tmp" "$dst"; then
+		rm -f "$tmp"
+		return 1
 	fi
-	cp "$BUS_ENV_SRC/polkit/org.cgbypass1.policy" "$dst" || return 1
-	BUS_ENV_FILES+=("$dst")
 }
 
 # bus_env_add_rules NAME TEXT: a rules file, read by polkitd at its start (and on change)
