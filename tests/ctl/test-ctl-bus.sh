@@ -356,7 +356,8 @@ if ! busctl --user introspect org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager
 	for t in "delegate: a new cgroup to a uid" "delegations lists it" "show: delegated" \
 		"delegate: nested in a delegation is refused" "undelegate" "undelegate: the cgroup stays" \
 		"undelegate: a configured delegation is refused" "delegate --no-create: a missing cgroup is refused" \
-		"... and not made"; do
+		"delegate: again, until the cgroup is removed" "delegate: the removed cgroup is gone from the tree" \
+		"delegate: the removed cgroup's delegation ends" "... and not made"; do
 		ok "$t # SKIP cgbypassd has no AddDelegation yet"
 	done
 else
@@ -369,6 +370,14 @@ else
 		ok "delegate: nested in a delegation is refused" || not_ok "nested delegate" "exit $status: $err"
 	succeeds "undelegate" undelegate /rt
 	json "undelegate: the cgroup stays" null delegated_to -- show /rt
+	# a sim notices an rmdir only inside a delegation (as the owner's would be):
+	# delegated again, until the cgroup is removed
+	succeeds "delegate: again, until the cgroup is removed" delegate /rt 4242 cpu
+	rm -r "${root:?}/rt"
+	expect "delegate: the removed cgroup is gone from the tree" "$doc_tree" tree cpu
+	run delegations
+	[ "$status" -eq 0 ] && [[ $out != */rt* ]] && ok "delegate: the removed cgroup's delegation ends" ||
+		not_ok "delegation of a removed cgroup" "$out$err"
 	run undelegate /A/B/G
 	[ "$status" -eq 1 ] && one_line "$err" && [[ $err =~ \(org\.cgbypass1\.Error\.[A-Za-z]+\)$ ]] &&
 		ok "undelegate: a configured delegation is refused" || not_ok "undelegate configured" "exit $status: $err"
