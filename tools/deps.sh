@@ -8,13 +8,15 @@
 #   demo   build + dbus and polkitd (the demo runs the daemon on a private bus)
 #   test   build + what the test suite needs (qemu, linux-source-6.1 and the
 #          kernel build tools, busybox, dbus, polkitd, cgroup-tools, systemd's
-#          systemd-analyze, strace, man-db, groff and mandoc for the man pages)
+#          systemd-analyze, strace, man-db, groff and mandoc for the man pages,
+#          clang and libclang-rt-14-dev (libFuzzer) for the fuzzers)
 set -euo pipefail
 
 profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
-	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc)
+	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc
+	clang libclang-rt-14-dev)
 
 case "$profile" in
 build) pkgs=("${build_pkgs[@]}") ;;
