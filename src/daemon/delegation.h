@@ -2,10 +2,9 @@
 #pragma once
 
 /*
- * Who may change what. A request names a cgroup and controllers; it is
- * checked here before anything else looks at it (the path is normalized
- * and bounded, the controllers exist on this kernel's cgroup2), then the
- * configuration decides: outside every managed or delegated cgroup, nobody;
+ * Who may change what. A request (request.h, checked already) names a
+ * cgroup and controllers; the configuration decides: outside every managed
+ * or delegated cgroup, nobody;
  * uid 0, anything else; the owner of a delegation, the delegated
  * controllers on the delegation's root and below, through the polkit action
  * org.cgbypass1.manage-delegated; everyone else, org.cgbypass1.manage.
@@ -21,45 +20,6 @@
 
 #define POLKIT_ACTION_MANAGE_DELEGATED  "org.cgbypass1.manage-delegated"
 #define POLKIT_ACTION_MANAGE            "org.cgbypass1.manage"
-
-/*
- * A caller's string, safe for a message and a log line: at most
- * REQUEST_QUOTE_SIZE - 8 bytes cut at a character boundary (then "..."),
- * control characters as '?', invalid UTF-8 not at all. Return: @buf, or a
- * static text.
- */
-#define REQUEST_QUOTE_SIZE 104
-const char *request_quote(const char *s, char buf[static REQUEST_QUOTE_SIZE]);
-
-/**
- * request_path_verify() - check a cgroup path from a caller
- *
- * Normalized and absolute, without white space (config_cgroup_path_verify()),
- * valid UTF-8, at most MANAGER_PATH_DEPTH_MAX components. Return: 0, or -EINVAL
- * with @error set to InvalidPath.
- */
-int request_path_verify(const char *path, sd_bus_error *error);
-
-/**
- * request_controller_verify() - check one controller name from a caller
- * @builtin: the controllers of the hierarchy
- *
- * Return: 0 and @ret; -EINVAL with @error: InvalidArgument for a name with a
- * '+', '-' or '#' in front or anything that is not one name, UnknownController
- * for a name the kernel does not have on cgroup2.
- */
-int request_controller_verify(const char *name, CgMask builtin, Controller *ret, sd_bus_error *error);
-
-/**
- * request_parse() - validate a change request's arguments
- * @arg: the controller (CHANGE_ENABLE, CHANGE_BYPASS) or the change (CHANGE_SUBTREE)
- * @ret: the request; its strings point into @cgroup or are owned (change_request_done())
- *
- * Return: 0; -EINVAL with @error (InvalidPath, RootCgroup, UnknownController,
- * InvalidArgument); -ENOMEM.
- */
-int request_parse(Manager *m, ChangeKind kind, const char *cgroup, const char *arg, ChangeRequest *ret,
-                  sd_bus_error *error);
 
 typedef struct Authorization {
         const char *action;             /* the polkit action to ask for; NULL: allowed (uid 0) */
@@ -89,22 +49,3 @@ int delegation_authorize(const Config *c, uid_t uid, const ChangeRequest *req, A
  * Failures are logged. Return: 0 or the first -errno.
  */
 int delegation_chown_all(Manager *m, const Config *old);
-
-/**
- * delegation_adopt() - sim: make the directories owners created in their
- *                      delegations cgroups, as mkdir(2) in cgroupfs would,
- *                      and forget the cgroups whose directories they removed
- *                      (rmdir(2))
- *
- * The new cgroup's directory and files belong to the directory's owner, as
- * kernfs gives them to the creator. Symlinks and other non-directories are
- * never followed or adopted; at most MANAGER_ADOPT_MAX per call. Other
- * backends learn this from the kernel in backend_refresh(); a sim's model
- * is its kernel, and without this its refresh would undo the owners' work.
- *
- * @scope: only the delegations that hold this cgroup or lie below it
- *         (what a request on it may depend on); NULL: all
- *
- * Return: the number of cgroups adopted or forgotten, or -errno.
- */
-int delegation_adopt(Manager *m, const char *scope);

@@ -5,6 +5,7 @@
 #include "cgbypass/bus-names.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
+#include "adopt.h"
 #include "callers.h"
 #include "delegation.h"
 #include "manager.h"

@@ -16,7 +16,8 @@
 #include "cgbypass/config.h"
 #include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
-#include "requests.h"
+#include "request.h"
+#include "client-changes.h"
 
 /* Limits on what callers control. */
 #define MANAGER_PATH_DEPTH_MAX          256     /* components of a cgroup path in a request */
@@ -134,27 +135,6 @@ int manager_refresh(Manager *m, const char *scope);
  * included) that the model knows; malloc'ed. NULL for @path NULL, and on OOM.
  */
 char *manager_known_ancestor(const Manager *m, const char *path);
-
-/* What a request asks for, validated (delegation.c: request_parse()). */
-typedef enum ChangeKind {
-        CHANGE_ENABLE,          /* EnableController: "+X" to cgroup.controllers */
-        CHANGE_BYPASS,          /* BypassController: "#X" to cgroup.controllers */
-        CHANGE_SUBTREE,         /* SetSubtreeControl: the change to cgroup.subtree_control */
-        _CHANGE_KIND_MAX,
-} ChangeKind;
-
-typedef struct ChangeRequest {
-        ChangeKind kind;
-        const char *method;     /* "EnableController", ... */
-        const char *cgroup;     /* normalized absolute cgroup path */
-        const char *file;       /* "cgroup.controllers" or "cgroup.subtree_control" */
-        ControllerChange change;
-        CgMask controllers;     /* every controller named */
-        char *value;            /* what is written: "+cpu", "+cpu #io -memory" (owned) */
-        char *names;            /* the controllers named, space-separated (owned) */
-} ChangeRequest;
-
-void change_request_done(ChangeRequest *r);
 
 /**
  * manager_change() - apply one authorized request

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cgbypassd's client changes (src/daemon/requests.c): the overlay over the
+ * cgbypassd's client changes (src/daemon/client-changes.c): the overlay over the
  * configuration, what a new configuration keeps of it, and its file.
  */
 #include <check.h>
 #include <ftw.h>
 
-#include "requests.h"
+#include "client-changes.h"
 
 static char *dir;
 

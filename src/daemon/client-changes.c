@@ -7,7 +7,7 @@
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
 #include "cgbypass/fileio.h"
-#include "requests.h"
+#include "client-changes.h"
 
 const char client_change_origin[] = "client change";
 

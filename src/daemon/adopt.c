@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* sim: cgroups the owners made and removed in their delegations. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "cgbypass/log.h"
+#include "adopt.h"
+#include "cgroupfs.h"
+
+static bool cgroup_exists(Manager *m, const char *path) {
+        Cgroup *c;
+        return hierarchy_lookup(backend_get_model(m->backend), path, &c) >= 0;
+}
+
+/* Directory @path (absolute) beneath @root_fd, through the one opener: never by a symlink or onto another mount */
+static int open_dir(int root_fd, const char *path, int flags) {
+        int fd, r;
+
+        r = cgfs_open_dir(root_fd, streq(path, "/") ? "." : path + 1, flags, &fd);
+        return r < 0 ? r : fd;
+}
+
+static char *child_path(const char *parent, const char *name) {
+        char *s;
+
+        if (asprintf(&s, "%s/%s", streq(parent, "/") ? "" : parent, name) < 0)
+                return NULL;
+        return s;
+}
+
+/*
+ * The directory @name in @dir_fd, cgroup @sub, becomes a cgroup, owned by
+ * whoever made the directory. Return: 1 adopted, 0 not (not a directory, not
+ * a name cgbypassd manages, refused by the rules, no budget left).
+ */
+static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, size_t *budget) {
+        _cleanup_strv_free_ char **files = NULL;
+        Reason reason = REASON_NONE;
+        struct stat st;
+        Cgroup *c;
+        int r;
+
+        if (*budget == 0)
+                return 0;
+        /* only directories become cgroups; a symlink is never followed */
+        if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+                return 0;
+        if (config_cgroup_path_verify(sub, NULL) < 0) {
+                log_debug("Not adopting '%s': not a name cgbypassd manages.", sub);
+                return 0;
+        }
+        r = backend_mkdir(m->backend, sub, &reason);
+        if (r < 0) {
+                log_debug("Not adopting %s: %s", sub, policy_reason_text(r, reason));
+                return 0;
+        }
+        (*budget)--;
+        /* kernfs: the creator owns the new cgroup's directory and files */
+        r = hierarchy_lookup(backend_get_model(m->backend), sub, &c);
+        if (r >= 0)
+                r = cgroup_list_files(backend_get_model(m->backend), c, &files);
+        if (r >= 0)
+                r = backend_chown(m->backend, sub, st.st_uid, st.st_gid, files);
+        if (r < 0)
+                log_warning_errno(r, "Failed to give %s to uid %u, ignoring: %m", sub, (unsigned) st.st_uid);
+        log_info("Adopted %s, made by uid %u in its delegation.", sub, (unsigned) st.st_uid);
+        return 1;
+}
+
+static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth, size_t *budget) {
+        _cleanup_close_ int fd = -1;
+        DIR *d;
+        int n = 0, r;
+
+        if (depth >= MANAGER_PATH_DEPTH_MAX || *budget == 0)
+                return 0;
+        fd = open_dir(root_fd, path, O_RDONLY);
+        if (fd < 0)
+                return fd == -ENOENT ? 0 : fd;
+        d = fdopendir(fd);
+        if (!d)
+                return -errno;
+        fd = -1;        /* owned by d now */
+
+        for (struct dirent *de; (de = readdir(d));) {
+                _cleanup_free_ char *sub = NULL;
+                Cgroup *c;
+
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                /* most entries are a cgroup's files: d_type spares a stat(2) of each */
+                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+                        continue;
+                sub = child_path(path, de->d_name);
+                if (!sub) {
+                        n = -ENOMEM;
+                        break;
+                }
+                if (hierarchy_lookup(backend_get_model(m->backend), sub, &c) < 0) {
+                        if (*budget == 0)
+                                break;
+                        if (adopt_one(m, dirfd(d), de->d_name, sub, budget) == 0)
+                                continue;
+                        n++;
+                }
+                r = adopt_below(m, root_fd, sub, depth + 1, budget);
+                if (r < 0 && r != -ELOOP && r != -ENOTDIR && r != -EXDEV)
+                        log_debug("Cannot look into %s: %s", sub, strerror(-r));
+                else if (r > 0)
+                        n += r;
+        }
+        (void) closedir(d);
+        return n;
+}
+
+/*
+ * The cgroups on the way from @from (a known cgroup) down to @to: each
+ * directory there becomes a cgroup. Return: the number adopted, -ENOENT
+ * when the way ends before @to, or -errno.
+ */
+static int adopt_path(Manager *m, int root_fd, const char *from, const char *to, size_t *budget) {
+        _cleanup_free_ char *path = strdup(to);
+        size_t at = strlen(from);
+        int n = 0;
+
+        if (!path)
+                return -ENOMEM;
+        if (streq(from, "/"))
+                at = 0;
+        while (path[at] == '/') {
+                size_t end = at + 1 + strcspn(path + at + 1, "/");
+                char saved = path[end];
+                Cgroup *c;
+
+                path[end] = '\0';
+                if (hierarchy_lookup(backend_get_model(m->backend), path, &c) < 0) {
+                        _cleanup_close_ int fd = -1;
+                        path[at] = '\0';
+                        fd = open_dir(root_fd, at ? path : "/", O_RDONLY);
+                        path[at] = '/';
+                        if (fd < 0 || adopt_one(m, fd, path + at + 1, path, budget) == 0)
+                                return fd < 0 && fd != -ENOENT ? fd : -ENOENT;
+                        n++;
+                }
+                path[end] = saved;
+                at = end;
+        }
+        return n;
+}
+
+static unsigned path_depth(const char *path) {
+        unsigned n = 0;
+
+        for (const char *p = path; *p; p++)
+                if (*p == '/' && p[1])
+                        n++;
+        return n;
+}
+
+/* Whether directory @path (absolute cgroup path) is still there, beneath @root_fd. */
+static bool dir_exists(int root_fd, const char *path) {
+        _cleanup_close_ int fd = open_dir(root_fd, path, O_PATH);
+        return fd >= 0 || fd != -ENOENT;       /* only a sure "gone" counts */
+}
+
+/*
+ * Cgroups below @top (and @top itself with @with_top) whose directories their
+ * owners removed: rmdir(2) in cgroupfs.
+ */
+static int forget_removed(Manager *m, int root_fd, const char *top, bool with_top) {
+        _cleanup_strv_free_ char **paths = NULL;
+        const Hierarchy *h = backend_get_model(m->backend);
+        size_t n = 0, cap = 0;
+        Cgroup *t;
+        int removed = 0, r;
+
+        if (hierarchy_lookup(h, top, &t) < 0)
+                return 0;
+        for (Cgroup *c = with_top ? t : cgroup_next_descendant_pre(t, t); c; c = cgroup_next_descendant_pre(c, t)) {
+                if (n + 2 > cap) {
+                        cap = cap ? cap * 2 : 16;
+                        char **v = reallocarray(paths, cap, sizeof(char *));
+                        if (!v)
+                                return -ENOMEM;
+                        paths = v;
+                }
+                paths[n] = paths[n + 1] = NULL;
+                r = cgroup_path(c, &paths[n]);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        /* children before parents, as rm -r goes */
+        for (size_t i = n; i-- > 0;) {
+                Reason reason = REASON_NONE;
+
+                if (dir_exists(root_fd, paths[i]))
+                        continue;
+                r = backend_rmdir(m->backend, paths[i], &reason);
+                if (r < 0)
+                        log_debug("Keeping %s, whose directory is gone: %s", paths[i], policy_reason_text(r, reason));
+                else {
+                        log_info("Forgot %s: its owner removed it.", paths[i]);
+                        removed++;
+                }
+        }
+        return removed;
+}
+
+int delegation_adopt(Manager *m, const char *scope) {
+        _cleanup_close_ int root_fd = -1;
+        size_t budget = MANAGER_ADOPT_MAX;
+        int n = 0, r;
+
+        if (backend_get_type(m->backend) != BACKEND_SIM || m->config->n_delegates == 0)
+                return 0;
+        r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < m->config->n_delegates; i++) {
+                const char *path = m->config->delegates[i].path, *top = path;
+                _cleanup_free_ char *known = NULL;
+
+                /* the delegations that lie in @scope whole; of one that holds it, only @scope */
+                if (scope && cgroup_path_is_at_or_below(scope, path))
+                        top = scope;
+                else if (scope && !cgroup_path_is_at_or_below(path, scope))
+                        continue;
+                if (!cgroup_exists(m, path))
+                        continue;
+                if (top != path) {
+                        /* at @path at the highest, which exists */
+                        known = manager_known_ancestor(m, top);
+                        if (!known)
+                                return -ENOMEM;
+                        r = forget_removed(m, root_fd, known, !streq(known, path));
+                        if (r < 0)
+                                return r;
+                        n += r;
+                        if (!cgroup_exists(m, known))
+                                continue;       /* its owner removed it */
+                        r = adopt_path(m, root_fd, known, top, &budget);
+                        if (r == -ENOENT)
+                                continue;       /* @scope is not there */
+                        if (r < 0)
+                                return r;
+                        n += r;
+                } else {
+                        r = forget_removed(m, root_fd, path, false);
+                        if (r < 0)
+                                return r;
+                        n += r;
+                }
+                r = adopt_below(m, root_fd, top, path_depth(top) - path_depth(path), &budget);
+                if (r < 0)
+                        return r;
+                n += r;
+        }
+        return n;
+}

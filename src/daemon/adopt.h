@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "manager.h"
+
+/**
+ * delegation_adopt() - sim: make the directories owners created in their
+ *                      delegations cgroups, as mkdir(2) in cgroupfs would,
+ *                      and forget the cgroups whose directories they removed
+ *                      (rmdir(2))
+ *
+ * The new cgroup's directory and files belong to the directory's owner, as
+ * kernfs gives them to the creator. Symlinks and other non-directories are
+ * never followed or adopted; at most MANAGER_ADOPT_MAX per call. Other
+ * backends learn this from the kernel in backend_refresh(); a sim's model
+ * is its kernel, and without this its refresh would undo the owners' work.
+ *
+ * @scope: only the delegations that hold this cgroup or lie below it
+ *         (what a request on it may depend on); NULL: all
+ *
+ * Return: the number of cgroups adopted or forgotten, or -errno.
+ */
+int delegation_adopt(Manager *m, const char *scope);
