@@ -10,6 +10,7 @@
 #include "delegation.h"
 #include "manager.h"
 #include "polkit.h"
+#include "request.h"
 
 Manager *manager_free(Manager *m) {
         if (!m)
@@ -111,6 +112,8 @@ static int load_client_changes(Manager *m) {
         return 0;
 }
 
+static void log_backend_drift(Manager *m);
+
 int manager_open_backend(Manager *m) {
         const BackendOptions opts = { .read_only = m->options.read_only };
         _cleanup_free_ char *why = NULL;
@@ -126,6 +129,7 @@ int manager_open_backend(Manager *m) {
         backend_set_disagreement_handler(b, on_disagreement, m);
         backend_free(m->backend);
         m->backend = b;
+        log_backend_drift(m);
         log_debug("Using the %s backend on '%s'.", backend_type_to_string(backend_get_type(b)),
                   backend_get_root(b));
         return load_client_changes(m);
@@ -298,6 +302,24 @@ static void forget_gone_changes(Manager *m) {
         }
 }
 
+/* What the backend's last open or refresh repaired, and what it left alone (an owner's files in a sim). */
+static void log_backend_drift(Manager *m) {
+        size_t n;
+        const BackendDrift *d = backend_get_drift(m->backend, &n);
+
+        for (size_t i = 0; i < n; i++) {
+                char q[REQUEST_QUOTE_SIZE];
+                const char *path = streq(d[i].path, ".") ? "" : d[i].path;
+
+                if (d[i].left_alone)
+                        log_notice("Left alone in /%s: '%s', a %s that cgbypassd did not make.", path,
+                                   request_quote(d[i].found, q), d[i].what);
+                else
+                        log_notice("Drift fixed: /%s %s: expected '%s', found '%s'.", path, d[i].what,
+                                   d[i].expected, d[i].found);
+        }
+}
+
 /*
  * @full: backend_refresh(): native and emulated re-read the whole kernel, a
  * sim re-renders its directory from its model. A sim's model is its kernel:
@@ -305,10 +327,8 @@ static void forget_gone_changes(Manager *m) {
  * is news; re-rendering on every request would race with them and undo
  * their rmdir.
  */
-static int refresh_quiet(Manager *m, bool full, const char *scope) {
+static int refresh_quiet(Manager *m, bool full, const char *scope, char **reterr_why) {
         _cleanup_free_ char *why = NULL;
-        const BackendDrift *d;
-        size_t n;
         int r;
 
         r = delegation_adopt(m, scope);
@@ -324,14 +344,13 @@ static int refresh_quiet(Manager *m, bool full, const char *scope) {
                         log_warning_errno(r, "Failed to re-read the hierarchy, going on with what cgbypassd knows: %s",
                                           why ? why : strerror(-r));
                 m->refresh_warned = true;
+                if (reterr_why)
+                        *reterr_why = TAKE_PTR(why);
                 return r;
         }
         m->refresh_warned = false;
         forget_gone_changes(m);
-        d = backend_get_drift(m->backend, &n);
-        for (size_t i = 0; i < n; i++)
-                log_notice("Drift fixed: /%s %s: expected '%s', found '%s'.", streq(d[i].path, ".") ? "" : d[i].path,
-                           d[i].what, d[i].expected, d[i].found);
+        log_backend_drift(m);
         return 0;
 }
 
@@ -350,7 +369,7 @@ static int refresh_for(Manager *m, const char *scope, Snapshot *before) {
         if (backend_get_type(m->backend) != BACKEND_SIM)
                 whole = !top || backend_check_below(m->backend, top) <= 0;
         snapshot_for_signals(m, whole ? NULL : top, before);
-        return refresh_quiet(m, whole, scope);
+        return refresh_quiet(m, whole, scope, NULL);
 }
 
 int manager_refresh(Manager *m, const char *scope) {
@@ -804,6 +823,7 @@ void manager_notify_ready(Manager *m) {
 
 int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error) {
         _cleanup_(config_freep) Config *c = NULL;
+        _cleanup_free_ char *why = NULL;
         DesiredSet d = {};
         ClientChanges next = {};
         Snapshot before = {};
@@ -832,7 +852,13 @@ int manager_reload(Manager *m, ConfigErrors *errs, sd_bus_error *error) {
                 goto finish;
 
         snapshot_for_signals(m, NULL, &before);
-        (void) refresh_quiet(m, true, NULL);
+        /* a plan from a hierarchy that could not be read is no answer to give */
+        r = refresh_quiet(m, true, NULL, &why);
+        if (r < 0) {
+                r = sd_bus_error_setf(error, BUS_ERROR_FAILED, "Re-reading the hierarchy failed: %s; nothing was "
+                                      "changed, the running configuration is kept", why ? why : strerror(-r));
+                goto finish;
+        }
         r = client_changes_copy(&m->changes, &next);
         if (r < 0)
                 goto finish;
