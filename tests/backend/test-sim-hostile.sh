@@ -107,7 +107,7 @@ while time.time() < end and os.path.exists('$D/swapping'):
 swapper=$!
 touch "$D/swapping"
 answered=0
-for i in $(seq 1 40); do
+for _ in $(seq 1 40); do
 	out=$(call root Reload 2>&1) || break
 	answered=$((answered + 1))
 done
@@ -119,8 +119,8 @@ check "cgbypassd still answers the owner" call "$alice" EnableController ss /srv
 
 # item 9: the sim root deleted
 rm -rf "$root"
-out=$(call root Reload 2>&1)
-[ $? -ne 0 ] && [[ $out == *"was deleted"* ]] && ok "Reload after the sim root was deleted fails and says so" ||
+! out=$(call root Reload 2>&1) && [[ $out == *"was deleted"* ]] &&
+	ok "Reload after the sim root was deleted fails and says so" ||
 	not_ok "Reload after the sim root was deleted" "$out"
 check "cgbypassd still answers" call root GetCgroup s /srv
 bus_env_stop_daemon TERM

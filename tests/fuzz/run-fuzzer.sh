@@ -10,7 +10,7 @@
 # Every seed runs first, so the corpus is also a regression test. New inputs
 # go to a scratch corpus, never into the source tree. A finding fails the test
 # with the sanitizer's report and the input (hex), and the input is kept in
-# $CGB_FUZZ_ARTIFACTS (default: the build's meson-logs, else /tmp) for
+# $CGB_FUZZ_ARTIFACTS (meson test: the build's meson-logs; default /tmp) for
 # `FUZZER INPUT` to reproduce it.
 set -uo pipefail
 
@@ -22,8 +22,7 @@ dict=${seeds%/}.dict
 
 [ -x "$fuzzer" ] || { echo "Bail out! $fuzzer is not an executable"; exit 1; }
 [ -d "$seeds" ] || { echo "Bail out! no seed directory $seeds"; exit 1; }
-artifacts=${CGB_FUZZ_ARTIFACTS:-${MESON_BUILD_ROOT:+$MESON_BUILD_ROOT/meson-logs}}
-artifacts=${artifacts:-/tmp}
+artifacts=${CGB_FUZZ_ARTIFACTS:-/tmp}
 work=$(mktemp -d "/tmp/cgb-$name-XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/corpus" "$work/crash"
