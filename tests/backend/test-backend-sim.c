@@ -651,6 +651,33 @@ START_TEST(test_foreign_entries_left_alone) {
 }
 END_TEST
 
+/* An owner's empty directory that did not become a cgroup (its name, say) is not the sim's to remove. */
+START_TEST(test_owner_directory_left_alone) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *dir = test_strdupf("%s/A/a b", root);
+        const BackendDrift *d;
+        size_t n;
+
+        if (geteuid() != 0)
+                return;         /* an unprivileged sim makes its directories as the owner would */
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_save(b));
+        b = backend_free(b);
+        mkd("A/a b");
+        mkd("X");               /* a sim's leftover: removed */
+        ck_assert_int_eq(chown(dir, 4242, 4242), 0);
+
+        b = open_sim();
+        ck_assert_int_eq(access(dir, F_OK), 0);
+        d = backend_get_drift(b, &n);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(d[0].what, "stray directory");
+        ck_assert_str_eq(d[0].found, "X");
+        ck_assert(d[1].left_alone);
+        ck_assert_str_eq(d[1].found, "a b");
+}
+END_TEST
+
 static uid_t owner_of(const char *rel) {
         _cleanup_free_ char *p = test_strdupf("%s/%s", root, rel);
         struct stat st;
@@ -816,6 +843,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_tmp_name_owner_directory);
         tcase_add_test(tc, test_foreign_entries_left_alone);
         tcase_add_test(tc, test_owner_kept);
+        tcase_add_test(tc, test_owner_directory_left_alone);
         tcase_add_test(tc, test_refresh_root_deleted);
         tcase_add_loop_test(tc, test_random_sequences, 0, 4);
         tcase_set_timeout(tc, 120);

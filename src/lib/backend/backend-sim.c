@@ -11,6 +11,7 @@
  * The model is saved in STATE_DIR/sim.state by backend_save(); at open the
  * directory is rendered again from it.
  */
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "backend-internal.h"
@@ -285,12 +286,23 @@ static char *join_path(const char *path, const char *name) {
 
 /* Only what a sim could have left behind is removed: cgroup-like files and directories of them. */
 static int check_removable(Backend *b, const char *path, unsigned depth, char **reterr_msg) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
         CgfsEntry *e;
         size_t n;
         int r;
 
         if (depth > KERNEL_SCAN_MAX_DEPTH)
                 return backend_msg(reterr_msg, -E2BIG, "'%s/%s' is too deep", b->root, path);
+        /* the sim makes its directories as itself; another owner's (one not adopted) is not ours */
+        r = cgfs_open_dir(b->root_fd, path, O_PATH, &fd);
+        if (r >= 0 && fstat(fd, &st) < 0)
+                r = -errno;
+        if (r >= 0 && st.st_uid != geteuid())
+                return backend_msg(reterr_msg, -ENOTEMPTY, "'%s/%s' belongs to uid %u, not to the simulated "
+                                   "hierarchy; refusing to remove it", b->root, path, (unsigned) st.st_uid);
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "Failed to open '%s/%s': %s", b->root, path, strerror(-r));
         r = cgfs_list(b->root_fd, path, &e, &n);
         if (r < 0)
                 return backend_msg(reterr_msg, r, "Failed to list '%s/%s': %s", b->root, path, strerror(-r));
