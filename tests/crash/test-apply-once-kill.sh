@@ -48,13 +48,16 @@ python3 "$here/gen-config.py" a >"$work/a.conf" && python3 "$here/gen-config.py"
 root=$work/root
 state=$work/state
 
+# LeakSanitizer cannot work under ptrace: the straced runs of an ASan build do without it
+traced_asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
 # The sim and its state always live at these paths: sim.state records the root's path.
 apply() { # CONF [strace arguments...]: one --apply-once; its exit status
 	local conf=$1
 	shift
 	if [ $# -gt 0 ]; then
 		# the braces keep bash's "Killed" notice out of the TAP stream
-		{ strace -f -qq -o /dev/null "$@" \
+		{ ASAN_OPTIONS=$traced_asan strace -f -qq -o /dev/null "$@" \
 			"$daemon" --config "$conf" --config-dir "$work/none" --backend sim \
 			--cgroup-root "$root" --state-directory "$state" --apply-once >>"$work/log" 2>&1; } 2>/dev/null
 	else
@@ -104,7 +107,7 @@ double=0
 count_calls() {
 	local start=$1 conf=$2
 	reset_to "$start"
-	strace -f -qq -c -o "$work/count" \
+	ASAN_OPTIONS=$traced_asan strace -f -qq -c -o "$work/count" \
 		"$daemon" --config "$conf" --config-dir "$work/none" --backend sim \
 		--cgroup-root "$root" --state-directory "$state" --apply-once >/dev/null 2>&1 || return 1
 	awk 'NF >= 5 && $4 ~ /^[0-9]+$/ { print $NF, $4 }' "$work/count"
