@@ -11,7 +11,8 @@
 #   test     build + package + what the test suite needs (qemu, linux-source-6.1
 #            and the kernel build tools, busybox, dbus, polkitd, cgroup-tools,
 #            systemd's systemd-analyze, strace, man-db, groff and mandoc for the
-#            man pages, gdbus for the signal test of tests/lib); every tool a
+#            man pages, gdbus for the signal test of tests/lib, clang and
+#            libclang-rt-14-dev (libFuzzer) for the fuzzers); every tool a
 #            script tests for (tests/install/test-deps.sh)
 set -euo pipefail
 
@@ -23,7 +24,8 @@ fi
 profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
-	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc libglib2.0-bin python3)
+	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc libglib2.0-bin python3
+	clang libclang-rt-14-dev)
 package_pkgs=(build-essential dpkg-dev debhelper lintian git)
 
 case "$profile" in

@@ -8,7 +8,9 @@
 #     in $CGB_KERNEL_CACHE, default /var/cache/cgbypassd-kernel)
 #  4. runs every meson test in build/, then every test but the VM ones in
 #     build-asan/ (the VM runs build/'s binaries; sanitizers add nothing there)
-#  5. ends with one line "N passed, N failed" over both runs
+#  5. builds build-fuzz/ with clang (-Dfuzz=true) and runs its suite fuzz:
+#     each libFuzzer harness for $CGB_FUZZ_SECONDS (default 60) seconds
+#  6. ends with one line "N passed, N failed" over all runs
 #
 # usage: tools/run-tests.sh [--no-kernel] [MESON-TEST-ARGS...]
 #   --no-kernel   skip building the kernels; the VM tests then fail and say why
@@ -22,7 +24,7 @@ if [ "${1:-}" = "--no-kernel" ]; then
 	build_kernel=0
 	shift
 elif [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
-	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 fi
 
@@ -60,9 +62,13 @@ meson test -C build --print-errorlogs "$@" || status=1
 echo "== meson test (build-asan/, ASan+UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	meson test -C build-asan --print-errorlogs --no-suite kernel "$@" || status=1
+echo "== fuzzers (build-fuzz/, clang, libFuzzer; ${CGB_FUZZ_SECONDS:-60} s each)"
+# clang warns where gcc does not; -Werror stays with the gcc builds
+CC=clang setup build-fuzz -Dfuzz=true -Dwerror=false -Dbuildtype=debugoptimized
+meson test -C build-fuzz --print-errorlogs --suite fuzz || status=1
 
 # meson prints per-test lines; CI reads this closing line
-python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json build-fuzz/meson-logs/testlog.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:

@@ -138,9 +138,11 @@ int backend_read(Backend *b, const char *path, const char *file, char **ret);
 /* A difference between what the backend keeps and what it found, fixed while loading. */
 typedef struct BackendDrift {
         char *path;             /* trace-relative cgroup path ("." is the root) */
-        char *what;             /* "cgroup.subtree_control", "bypass", "cgroup", "stray file", "stray directory" */
+        char *what;             /* "cgroup.subtree_control", "bypass", "cgroup", "stray file", "stray directory";
+                                 * left alone: "file", "directory", "special file (...)" */
         char *expected;         /* what the backend wanted there ("" for nothing) */
         char *found;            /* what it found ("" for nothing) */
+        bool left_alone;        /* sim: an entry not made by the sim (@found names it), reported, not touched */
 } BackendDrift;
 
 /**

@@ -91,6 +91,9 @@ int bus_error_from_reload(sd_bus_error *error, int r, const Refusal *f, const Co
         case REFUSAL_APPLY_FAILED:
                 return sd_bus_error_setf(error, BUS_ERROR_FAILED, "Applying the configuration failed (%s); the "
                                          "hierarchy is as before", strerror(-r));
+        case REFUSAL_REREAD_FAILED:
+                return sd_bus_error_setf(error, BUS_ERROR_FAILED, "Re-reading the hierarchy failed: %s; nothing was "
+                                         "changed, the running configuration is kept", f->detail);
         default:
                 return r;
         }

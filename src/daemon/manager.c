@@ -9,6 +9,7 @@
 #include "manager.h"
 #include "polkit.h"
 #include "runtime-delegations.h"
+#include "request.h"
 
 Manager *manager_free(Manager *m) {
         if (!m)
@@ -115,6 +116,8 @@ static int load_client_changes(Manager *m) {
         return 0;
 }
 
+static void log_backend_drift(Manager *m);
+
 int manager_open_backend(Manager *m) {
         const BackendOptions opts = { .read_only = m->options.read_only };
         _cleanup_free_ char *why = NULL;
@@ -130,6 +133,7 @@ int manager_open_backend(Manager *m) {
         backend_set_disagreement_handler(b, on_disagreement, m);
         backend_free(m->backend);
         m->backend = b;
+        log_backend_drift(m);
         log_debug("Using the %s backend on '%s'.", backend_type_to_string(backend_get_type(b)),
                   backend_get_root(b));
         return load_client_changes(m);
@@ -190,6 +194,24 @@ static void forget_gone_changes(Manager *m) {
         }
 }
 
+/* What the backend's last open or refresh repaired, and what it left alone (an owner's files in a sim). */
+static void log_backend_drift(Manager *m) {
+        size_t n;
+        const BackendDrift *d = backend_get_drift(m->backend, &n);
+
+        for (size_t i = 0; i < n; i++) {
+                char q[REQUEST_QUOTE_SIZE];
+                const char *path = streq(d[i].path, ".") ? "" : d[i].path;
+
+                if (d[i].left_alone)
+                        log_notice("Left alone in /%s: '%s', a %s that cgbypassd did not make.", path,
+                                   request_quote(d[i].found, q), d[i].what);
+                else
+                        log_notice("Drift fixed: /%s %s: expected '%s', found '%s'.", path, d[i].what,
+                                   d[i].expected, d[i].found);
+        }
+}
+
 /*
  * @full: backend_refresh(): native and emulated re-read the whole kernel, a
  * sim re-renders its directory from its model. A sim's model is its kernel:
@@ -197,10 +219,8 @@ static void forget_gone_changes(Manager *m) {
  * is news; re-rendering on every request would race with them and undo
  * their rmdir.
  */
-int manager_refresh_quiet(Manager *m, bool full, const char *scope) {
+int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reterr_why) {
         _cleanup_free_ char *why = NULL;
-        const BackendDrift *d;
-        size_t n;
         int r;
 
         r = adopt_in_delegations(m, scope);
@@ -217,15 +237,14 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope) {
                         log_warning_errno(r, "Failed to re-read the hierarchy, going on with what cgbypassd knows: %s",
                                           why ? why : strerror(-r));
                 m->refresh_warned = true;
+                if (reterr_why)
+                        *reterr_why = TAKE_PTR(why);
                 return r;
         }
         m->refresh_warned = false;
         forget_gone_changes(m);
         runtime_delegations_forget_gone(m);
-        d = backend_get_drift(m->backend, &n);
-        for (size_t i = 0; i < n; i++)
-                log_notice("Drift fixed: /%s %s: expected '%s', found '%s'.", streq(d[i].path, ".") ? "" : d[i].path,
-                           d[i].what, d[i].expected, d[i].found);
+        log_backend_drift(m);
         return 0;
 }
 
@@ -244,7 +263,7 @@ int manager_refresh_for(Manager *m, const char *scope, Snapshot *before) {
         if (backend_get_type(m->backend) != BACKEND_SIM)
                 whole = !top || backend_check_below(m->backend, top) <= 0;
         manager_snapshot_for_signals(m, whole ? NULL : top, before);
-        return manager_refresh_quiet(m, whole, scope);
+        return manager_refresh_quiet(m, whole, scope, NULL);
 }
 
 int manager_refresh(Manager *m, const char *scope) {

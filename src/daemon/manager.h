@@ -171,9 +171,10 @@ const char *manager_state_dir(Manager *m);
 
 /*
  * @full: backend_refresh() (a sim: its directory rendered again); otherwise
- * only what owners did in their delegations below @scope. Return: 0 or -errno.
+ * only what owners did in their delegations below @scope. Return: 0 or -errno,
+ * and then (@reterr_why not NULL) why the hierarchy could not be read, if known.
  */
-int manager_refresh_quiet(Manager *m, bool full, const char *scope);
+int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reterr_why);
 
 /* A snapshot of what may change into @before, then manager_refresh_quiet() of what @scope needs. */
 int manager_refresh_for(Manager *m, const char *scope, Snapshot *before);

@@ -18,6 +18,7 @@ typedef enum RefusalKind {
         REFUSAL_NOT_RECORDED,   /* applied, then undone: the state directory could not be written */
         REFUSAL_CONFIG_INVALID, /* reload: the problems are in the caller's ConfigErrors */
         REFUSAL_APPLY_FAILED,   /* reload: a write failed; the hierarchy is as before */
+        REFUSAL_REREAD_FAILED,  /* reload: the hierarchy could not be read again; detail, why */
 } RefusalKind;
 
 typedef struct Refusal {
@@ -26,7 +27,7 @@ typedef struct Refusal {
         char *cgroup;           /* REFUSAL_MODEL: the cgroup written, absolute */
         char *file;             /* REFUSAL_MODEL: the file written; NULL: a mkdir */
         char *controller;       /* REFUSAL_MODEL: the controller concerned; NULL: not known */
-        char *detail;           /* REFUSAL_BREAKS_BELOW */
+        char *detail;           /* REFUSAL_BREAKS_BELOW, REFUSAL_REREAD_FAILED */
 } Refusal;
 
 void refusal_done(Refusal *f);

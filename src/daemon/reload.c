@@ -29,6 +29,7 @@ static int daemon_settings_unchanged(const Config *old, const Config *new, Confi
 
 int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         _cleanup_(config_freep) Config *c = NULL;
+        _cleanup_free_ char *why = NULL;
         DesiredSet d = {};
         ClientChanges next = {};
         Snapshot before = {};
@@ -57,7 +58,12 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
                 goto finish;
 
         manager_snapshot_for_signals(m, NULL, &before);
-        (void) manager_refresh_quiet(m, true, NULL);
+        /* a plan from a hierarchy that could not be read is no answer to give */
+        r = manager_refresh_quiet(m, true, NULL, &why);
+        if (r < 0) {
+                r = refusal_set_detail(ret_refusal, REFUSAL_REREAD_FAILED, why ? why : strerror(-r)) ?: r;
+                goto finish;
+        }
         r = client_changes_copy(&m->changes, &next);
         if (r < 0)
                 goto finish;

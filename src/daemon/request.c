@@ -51,8 +51,16 @@ const char *request_quote(const char *s, char buf[static REQUEST_QUOTE_SIZE]) {
 
         if (!utf8_is_valid(s))
                 return "(invalid UTF-8)";
-        for (; n < QUOTE_MAX && s[n]; n++)
-                buf[n] = ((unsigned char) s[n] < 0x20 || s[n] == 0x7f) ? '?' : s[n];
+        for (; n < QUOTE_MAX && s[n]; n++) {
+                const unsigned char *u = (const unsigned char *) s + n;
+
+                /* C1 controls too (U+0080..U+009F): a terminal showing the log may take U+009B for CSI */
+                if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f && n + 1 < QUOTE_MAX) {
+                        buf[n++] = '?';
+                        buf[n] = '?';
+                } else
+                        buf[n] = (u[0] < 0x20 || u[0] == 0x7f) ? '?' : s[n];
+        }
         if (s[n]) {
                 while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
                         n--;    /* back to the first byte of a character */

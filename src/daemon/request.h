@@ -36,7 +36,7 @@ void change_request_done(ChangeRequest *r);
 /*
  * A caller's string, safe for a message and a log line: at most
  * REQUEST_QUOTE_SIZE - 8 bytes cut at a character boundary (then "..."),
- * control characters as '?', invalid UTF-8 not at all. Return: @buf, or a
+ * control characters (C0, DEL and C1) as '?', invalid UTF-8 not at all. Return: @buf, or a
  * static text.
  */
 #define REQUEST_QUOTE_SIZE 104

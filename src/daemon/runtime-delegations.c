@@ -208,7 +208,7 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
         if (!parent || !where)
                 return -ENOMEM;
         manager_snapshot_for_signals(m, NULL, &before);
-        (void) manager_refresh_quiet(m, backend_get_type(m->backend) != BACKEND_SIM, path);
+        (void) manager_refresh_quiet(m, backend_get_type(m->backend) != BACKEND_SIM, path, NULL);
         if (!manager_has_cgroup(m, path) && !create) {
                 r = msg(reterr_msg, -ENOENT, "%s does not exist (and the option create is false)", path);
                 goto finish;

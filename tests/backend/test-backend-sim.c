@@ -5,8 +5,14 @@
  * restart reloads the saved model exactly. Runs as root and, through
  * test-backend-sim-nobody.sh, as nobody.
  */
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "../../src/lib/backend/cgroupfs.h"
 #include "backend-test.h"
@@ -225,7 +231,6 @@ static void mkd(const char *rel) {
 
 START_TEST(test_strays) {
         _cleanup_(backend_freep) Backend *b = open_sim();
-        _cleanup_free_ char *notes = NULL;
         const BackendDrift *d;
         size_t n;
 
@@ -238,7 +243,7 @@ START_TEST(test_strays) {
         mkd("X");
         mkd("X/Y");
         touch("X/Y/cgroup.procs");
-        touch("A/" CGFS_TMP_NAME);
+        touch("A/" CGFS_TMP_PREFIX "0123456789abcdef");
 
         b = open_sim();
         test_check_sim_dir(b);
@@ -249,19 +254,6 @@ START_TEST(test_strays) {
         ck_assert_str_eq(d[1].path, "A");
         ck_assert_str_eq(d[1].what, "stray file");
         ck_assert_str_eq(d[1].found, "cpu.weight");
-        b = backend_free(b);
-
-        /* anything else is not ours: refuse, touch nothing */
-        notes = test_strdupf("%s/A/notes.txt", root);
-        FILE *f = fopen(notes, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs("mine\n", f);
-        fclose(f);
-        _cleanup_free_ char *msg = NULL;
-        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), -ENOTEMPTY);
-        ck_assert_ptr_nonnull(strstr(msg, "notes.txt"));
-        _cleanup_free_ char *mine = test_read_file(notes);
-        ck_assert_str_eq(mine, "mine\n");
 }
 END_TEST
 
@@ -500,6 +492,247 @@ static char *random_tokens(const char *prefixes) {
         return s;
 }
 
+/* ---- what an owner can do in a sim directory it owns (issue 13) ---- */
+
+static void on_alarm(int sig) {
+        static const char msg[] = "blocked: the sim opened a FIFO without O_NONBLOCK\n";
+        (void) sig;
+        (void) write(STDERR_FILENO, msg, sizeof(msg) - 1);
+        _exit(1);
+}
+
+/* a FIFO where a file is expected: an error at once, never a blocking open(2) */
+START_TEST(test_fifo_never_blocks) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *fifo = test_strdupf("%s/fifo", root), *text = NULL;
+
+        ck_assert_int_eq(mkdir(root, 0755), 0);
+        ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+        ok(cgfs_open_root(root, &fd));
+        (void) signal(SIGALRM, on_alarm);
+        alarm(10);
+        ck_assert_int_eq(cgfs_read(fd, ".", "fifo", &text), -ELOOP);
+        ck_assert_int_eq(cgfs_write(fd, ".", "fifo", "x"), -ELOOP);
+        alarm(0);
+}
+END_TEST
+
+typedef struct Swapper {
+        char *a, *b;
+        volatile bool stop;
+        unsigned swaps;
+} Swapper;
+
+static void *swap_loop(void *p) {
+        Swapper *s = p;
+
+        while (!s->stop)
+                if (renameat2(AT_FDCWD, s->a, AT_FDCWD, s->b, RENAME_EXCHANGE) == 0)
+                        s->swaps++;
+        return NULL;
+}
+
+/* An owner swaps a file of its cgroup with a FIFO over and over while the sim re-reads its tree. */
+START_TEST(test_fifo_swap_during_refresh) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        Swapper s = {
+                .a = test_strdupf("%s/A/cgroup.events", root),
+                .b = test_strdupf("%s/A/fifo", root),
+        };
+        pthread_t t;
+        unsigned refreshes = 0;
+
+        ok(backend_mkdir(b, "A", NULL));
+        ck_assert_int_eq(mkfifo(s.b, 0644), 0);
+        (void) signal(SIGALRM, on_alarm);
+        alarm(60);
+        ck_assert_int_eq(pthread_create(&t, NULL, swap_loop, &s), 0);
+        for (int i = 0; i < 300; i++) {
+                _cleanup_free_ char *msg = NULL;
+                int r = backend_refresh(b, &msg);
+                ck_assert_msg(r == 0, "refresh: %s", strempty(msg));
+                refreshes++;
+        }
+        s.stop = true;
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        alarm(0);
+        ck_assert_uint_eq(refreshes, 300);
+        ck_assert_uint_gt(s.swaps, 0);
+        free(s.a);
+        free(s.b);
+}
+END_TEST
+
+/* The sim's temporary files cannot meet an owner's directory of the old fixed name. */
+START_TEST(test_tmp_name_owner_directory) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_mkdir(b, "B", NULL));
+        mkd("A/.cgb-tmp");                      /* made by hand: not a cgroup */
+        ok(backend_mkdir(b, "B/.cgb-tmp", NULL));       /* adopted: a cgroup */
+        /* rewrites A's and B's cgroup.controllers */
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+memory", NULL));
+        ok(backend_write(b, "B", "cgroup.subtree_control", "+memory", NULL));
+        ok(backend_write(b, "B/.cgb-tmp", "cgroup.subtree_control", "+memory", NULL));
+        _cleanup_free_ char *ctl = read_sim("A", "cgroup.controllers");
+        _cleanup_free_ char *sc = read_sim("B/.cgb-tmp", "cgroup.subtree_control");
+        ck_assert_str_eq(ctl, "memory\n");
+        ck_assert_str_eq(sc, "memory\n");
+}
+END_TEST
+
+static void put(const char *path, const char *text) {
+        FILE *f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+static void make_socket(const char *path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_uint_lt(strlen(path), sizeof(sa.sun_path));
+        strcpy(sa.sun_path, path);
+        ck_assert_int_eq(bind(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        close(fd);
+}
+
+/* What an owner leaves in its cgroups is reported and left alone, at start-up and at a refresh. */
+START_TEST(test_foreign_entries_left_alone) {
+        static const char *const names[] = { "notes.txt", "pipe", "sock", "link", "odd\nname", "my dir" };
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *notes = test_strdupf("%s/A/notes.txt", root), *pipe = test_strdupf("%s/A/pipe", root);
+        _cleanup_free_ char *sock = test_strdupf("%s/A/sock", root), *link = test_strdupf("%s/A/link", root);
+        _cleanup_free_ char *odd = test_strdupf("%s/A/odd\nname", root), *inner = test_strdupf("%s/A/my dir/x", root);
+        _cleanup_free_ char *msg = NULL, *mine = NULL;
+        const BackendDrift *d;
+        size_t n;
+
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_save(b));
+        b = backend_free(b);
+        put(notes, "mine\n");
+        ck_assert_int_eq(mkfifo(pipe, 0644), 0);
+        make_socket(sock);
+        ck_assert_int_eq(symlink("/etc/passwd", link), 0);
+        put(odd, "x");
+        mkd("A/my dir");
+        put(inner, "y");
+
+        for (int pass = 0; pass < 2; pass++) {
+                if (pass == 0)
+                        b = open_sim();
+                else
+                        ck_assert_int_eq(backend_refresh(b, &msg), 0);
+                d = backend_get_drift(b, &n);
+                ck_assert_uint_eq(n, ELEMENTSOF(names));
+                for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                        bool seen = false;
+                        for (size_t j = 0; j < n; j++)
+                                seen = seen || (streq(d[j].path, "A") && streq(d[j].found, names[i]) &&
+                                                d[j].left_alone);
+                        ck_assert_msg(seen, "%s is not reported as left alone", names[i]);
+                }
+                mine = test_read_file(notes);
+                ck_assert_str_eq(mine, "mine\n");
+                free(mine);
+                mine = test_read_file(inner);
+                ck_assert_str_eq(mine, "y");
+                free(mine);
+                mine = NULL;
+                struct stat st;
+                ck_assert_int_eq(lstat(pipe, &st), 0);
+                ck_assert(S_ISFIFO(st.st_mode));
+                ck_assert_int_eq(lstat(sock, &st), 0);
+                ck_assert(S_ISSOCK(st.st_mode));
+                ck_assert_int_eq(lstat(link, &st), 0);
+                ck_assert(S_ISLNK(st.st_mode));
+        }
+        /* and the cgroup still works */
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+cpu", NULL));
+}
+END_TEST
+
+/* An owner's empty directory that did not become a cgroup (its name, say) is not the sim's to remove. */
+START_TEST(test_owner_directory_left_alone) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *dir = test_strdupf("%s/A/a b", root);
+        const BackendDrift *d;
+        size_t n;
+
+        if (geteuid() != 0)
+                return;         /* an unprivileged sim makes its directories as the owner would */
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_save(b));
+        b = backend_free(b);
+        mkd("A/a b");
+        mkd("X");               /* a sim's leftover: removed */
+        ck_assert_int_eq(chown(dir, 4242, 4242), 0);
+
+        b = open_sim();
+        ck_assert_int_eq(access(dir, F_OK), 0);
+        d = backend_get_drift(b, &n);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(d[0].what, "stray directory");
+        ck_assert_str_eq(d[0].found, "X");
+        ck_assert(d[1].left_alone);
+        ck_assert_str_eq(d[1].found, "a b");
+}
+END_TEST
+
+static uid_t owner_of(const char *rel) {
+        _cleanup_free_ char *p = test_strdupf("%s/%s", root, rel);
+        struct stat st;
+
+        ck_assert_int_eq(lstat(p, &st), 0);
+        return st.st_uid;
+}
+
+/* kernfs: a file keeps its owner when its content changes; new ones get their directory's (cgroup_kn_set_ugid()) */
+START_TEST(test_owner_kept) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_strv_free_ char **files = NULL;
+        Cgroup *c;
+
+        if (geteuid() != 0)
+                return;         /* changing owners needs root */
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_mkdir(b, "B", NULL));
+        /* A is an owner's cgroup, as adoption leaves it: the directory and every file */
+        ok(hierarchy_lookup(backend_get_model(b), "A", &c));
+        ok(cgroup_list_files(backend_get_model(b), c, &files));
+        ok(backend_chown(b, "A", 4242, 4243, files));
+        ck_assert_uint_eq(owner_of("A/cgroup.controllers"), 4242);
+
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+memory", NULL));
+        ck_assert_uint_eq(owner_of("A/cgroup.controllers"), 4242);     /* rewritten */
+        ck_assert_uint_eq(owner_of("A/memory.max"), 4242);             /* new */
+        ck_assert_uint_eq(owner_of("B/cgroup.controllers"), 0);
+        ck_assert_uint_eq(owner_of("B/memory.max"), 0);
+}
+END_TEST
+
+/* A refresh after the sim root went away says so. */
+START_TEST(test_refresh_root_deleted) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *msg = NULL;
+
+        ok(backend_mkdir(b, "A", NULL));
+        test_rm_rf(root);
+        ck_assert_int_eq(backend_refresh(b, &msg), -ENOENT);
+        ck_assert_msg(msg && strstr(msg, "was deleted"), "message: %s", strempty(msg));
+        /* a new directory of that name is not the one the model describes */
+        ck_assert_int_eq(mkdir(root, 0755), 0);
+        free(msg);
+        msg = NULL;
+        ck_assert_int_eq(backend_refresh(b, &msg), -ENOENT);
+        ck_assert_msg(msg && strstr(msg, "was deleted"), "message: %s", strempty(msg));
+}
+END_TEST
+
 START_TEST(test_random_sequences) {
         _cleanup_(backend_freep) Backend *b = open_sim();
         _cleanup_(hierarchy_freep) Hierarchy *mirror = NULL;
@@ -611,6 +844,13 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_fault_hook);
         tcase_add_test(tc, test_read);
         tcase_add_test(tc, test_expected_user);
+        tcase_add_test(tc, test_fifo_never_blocks);
+        tcase_add_test(tc, test_fifo_swap_during_refresh);
+        tcase_add_test(tc, test_tmp_name_owner_directory);
+        tcase_add_test(tc, test_foreign_entries_left_alone);
+        tcase_add_test(tc, test_owner_kept);
+        tcase_add_test(tc, test_owner_directory_left_alone);
+        tcase_add_test(tc, test_refresh_root_deleted);
         tcase_add_loop_test(tc, test_random_sequences, 0, 4);
         tcase_set_timeout(tc, 120);
         suite_add_tcase(s, tc);

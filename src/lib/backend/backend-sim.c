@@ -11,6 +11,7 @@
  * The model is saved in STATE_DIR/sim.state by backend_save(); at open the
  * directory is rendered again from it.
  */
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "backend-internal.h"
@@ -248,7 +249,7 @@ static int apply_render(Backend *b, const Render *old, const Render *new) {
 /* ---- rendering the whole tree at open and refresh ---- */
 
 static bool is_cgroup_file_name(const char *name) {
-        if (streq(name, CGFS_TMP_NAME))
+        if (cgfs_is_tmp_name(name))
                 return true;
         for (const CfType *t = cftype_table; t->name; t++)
                 if (streq(t->name, name))
@@ -264,12 +265,23 @@ static char *join_path(const char *path, const char *name) {
 
 /* Only what a sim could have left behind is removed: cgroup-like files and directories of them. */
 static int check_removable(Backend *b, const char *path, unsigned depth, char **reterr_msg) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
         CgfsEntry *e;
         size_t n;
         int r;
 
         if (depth > KERNEL_SCAN_MAX_DEPTH)
                 return backend_msg(reterr_msg, -E2BIG, "'%s/%s' is too deep", b->root, path);
+        /* the sim makes its directories as itself; another owner's (one not adopted) is not ours */
+        r = cgfs_open_dir(b->root_fd, path, O_PATH, &fd);
+        if (r >= 0 && fstat(fd, &st) < 0)
+                r = -errno;
+        if (r >= 0 && st.st_uid != geteuid())
+                return backend_msg(reterr_msg, -ENOTEMPTY, "'%s/%s' belongs to uid %u, not to the simulated "
+                                   "hierarchy; refusing to remove it", b->root, path, (unsigned) st.st_uid);
+        if (r < 0)
+                return backend_msg(reterr_msg, r, "Failed to open '%s/%s': %s", b->root, path, strerror(-r));
         r = cgfs_list(b->root_fd, path, &e, &n);
         if (r < 0)
                 return backend_msg(reterr_msg, r, "Failed to list '%s/%s': %s", b->root, path, strerror(-r));
@@ -321,7 +333,7 @@ static int strp_cmp(const void *a, const void *b) {
 
 static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, DriftList *drift, char **reterr_msg) {
         _cleanup_free_ const char **children = NULL;
-        _cleanup_free_ bool *seen = NULL;
+        _cleanup_free_ bool *seen = NULL, *foreign = NULL;
         CgfsEntry *e = NULL;
         size_t n = 0, nchildren = 0;
         bool existed = true;
@@ -348,17 +360,35 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
         if (r < 0)
                 return backend_msg(reterr_msg, r, "Failed to render '%s/%s': %s", b->root, want->path, strerror(-r));
 
-        /* first look, then touch: foreign content stops us before anything in this directory changes */
+        /*
+         * First look, then touch. In a directory that is not ours yet (@fresh), foreign content
+         * stops us before anything changes. In our sim, it is an owner's (a delegated cgroup's
+         * directory is its owner's): reported and left alone, never fatal, so that no owner can
+         * stop the daemon's start or reload.
+         */
+        foreign = calloc(n ? n : 1, sizeof(bool));
+        if (!foreign)
+                r = -ENOMEM;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 _cleanup_free_ char *sub = join_path(want->path, e[i].name);
                 if (!sub)
                         r = -ENOMEM;
                 else if (e[i].type == CGFS_ENTRY_DIR) {
-                        if (!bsearch(&e[i].name, children, nchildren, sizeof(char *), strp_cmp))
-                                r = check_removable(b, sub, 1, reterr_msg);
-                } else if (!is_cgroup_file_name(e[i].name))
-                        r = backend_msg(reterr_msg, -ENOTEMPTY, "'%s/%s' is not part of a simulated hierarchy; "
-                                        "refusing to touch it", b->root, sub);
+                        if (!bsearch(&e[i].name, children, nchildren, sizeof(char *), strp_cmp)) {
+                                _cleanup_free_ char *why = NULL;
+                                r = check_removable(b, sub, 1, fresh ? reterr_msg : &why);
+                                if (r == -ENOTEMPTY && !fresh) {
+                                        foreign[i] = true;
+                                        r = 0;
+                                }
+                        }
+                } else if (!is_cgroup_file_name(e[i].name)) {
+                        if (fresh)
+                                r = backend_msg(reterr_msg, -ENOTEMPTY, "'%s/%s' is not part of a simulated "
+                                                "hierarchy; refusing to touch it", b->root, sub);
+                        else
+                                foreign[i] = true;
+                }
         }
 
         for (size_t i = 0; i < n && r >= 0; i++) {
@@ -368,6 +398,15 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
                 if (!sub) {
                         r = -ENOMEM;
                         break;
+                }
+                if (foreign[i]) {
+                        r = drift_list_add(drift, want->path,
+                                           e[i].type == CGFS_ENTRY_DIR ? "directory" :
+                                           e[i].type == CGFS_ENTRY_FILE ? "file" :
+                                           "special file (FIFO, socket, device or symlink)", "", e[i].name);
+                        if (r >= 0)
+                                drift->v[drift->n - 1].left_alone = true;
+                        continue;
                 }
                 if (e[i].type == CGFS_ENTRY_DIR) {
                         if (bsearch(&e[i].name, children, nchildren, sizeof(char *), strp_cmp))
@@ -380,7 +419,7 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
                 f = bsearch(e[i].name, want->files, want->n, sizeof(RFile), rfile_cmp);
                 if (!f) {
                         r = cgfs_unlink(b->root_fd, want->path, e[i].name);
-                        if (r >= 0 && !streq(e[i].name, CGFS_TMP_NAME))
+                        if (r >= 0 && !cgfs_is_tmp_name(e[i].name))
                                 r = drift_list_add(drift, want->path, "stray file", "", e[i].name);
                         continue;
                 }
@@ -539,10 +578,30 @@ static int sim_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
 static void sim_done(Backend *b) {
 }
 
+/*
+ * Whether the directory we render is still the sim root: removed (and maybe
+ * made again under that name), nothing we write below it reaches anyone.
+ */
+static int check_root(Backend *b, char **reterr_msg) {
+        struct stat st_fd, st_path;
+
+        if (fstat(b->root_fd, &st_fd) < 0)
+                return -errno;
+        if (st_fd.st_nlink > 0 && stat(b->root_real, &st_path) >= 0 &&
+            st_path.st_dev == st_fd.st_dev && st_path.st_ino == st_fd.st_ino)
+                return 0;
+        return backend_msg(reterr_msg, -ENOENT, "The sim root '%s' was deleted%s while cgbypassd ran; restart "
+                           "cgbypassd to make it again from the saved state", b->root,
+                           st_fd.st_nlink > 0 ? " or replaced" : "");
+}
+
 static int sim_refresh(Backend *b, char **reterr_msg) {
         DriftList drift = {};
         int r;
 
+        r = check_root(b, reterr_msg);
+        if (r < 0)
+                return r;
         r = sync_all(b, false, &drift, reterr_msg);
         if (r < 0) {
                 drift_list_done(&drift);

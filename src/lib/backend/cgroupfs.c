@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <inttypes.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "cgbypass/cgpath.h"
 #include "cgbypass/strbuf.h"
@@ -208,8 +211,29 @@ int cgfs_check_cgroup2(int fd, bool *ret_writable) {
         return 0;
 }
 
+/*
+ * Open PATH/FILE for reading or writing as a regular file only. O_NONBLOCK:
+ * an owner can put a FIFO where a file was (renameat2(RENAME_EXCHANGE) in
+ * its delegation), and open(2) of a FIFO waits for the other end; the type
+ * is then decided on the fd, not by the name.
+ */
+static int open_regular(int root_fd, const char *path, const char *file, int flags) {
+        struct stat st;
+        int fd, r;
+
+        fd = open_file(root_fd, path, file, flags | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0)
+                return fd == -ENXIO ? -ELOOP : fd;     /* ENXIO: a FIFO without a reader, opened to write */
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                r = S_ISREG(st.st_mode) ? -errno : -ELOOP;
+                (void) close(fd);
+                return r;
+        }
+        return fd;
+}
+
 int cgfs_read(int root_fd, const char *path, const char *file, char **ret) {
-        _cleanup_close_ int fd = open_file(root_fd, path, file, O_RDONLY);
+        _cleanup_close_ int fd = open_regular(root_fd, path, file, O_RDONLY);
         StrBuf b = STRBUF_INIT;
         char buf[8192];
 
@@ -236,7 +260,7 @@ int cgfs_read(int root_fd, const char *path, const char *file, char **ret) {
 }
 
 int cgfs_write(int root_fd, const char *path, const char *file, const char *value) {
-        _cleanup_close_ int fd = open_file(root_fd, path, file, O_WRONLY);
+        _cleanup_close_ int fd = open_regular(root_fd, path, file, O_WRONLY);
         size_t len = strlen(value);
         ssize_t n;
 
@@ -540,10 +564,43 @@ static int write_all(int fd, const char *s) {
         return 0;
 }
 
+bool cgfs_is_tmp_name(const char *name) {
+        size_t n = strlen(CGFS_TMP_PREFIX);
+
+        if (!startswith(name, CGFS_TMP_PREFIX) || strlen(name) != n + 16)
+                return false;
+        return strspn(name + n, "0123456789abcdef") == 16;
+}
+
+/*
+ * A new temporary file in @dfd, under a name of our own: a fixed name can be
+ * taken by the directory's owner (a directory of that name, a FIFO), and the
+ * replacement of a file must not depend on what the owner left.
+ */
+static int open_tmp(int dfd, char name[static CGFS_TMP_NAME_MAX]) {
+        static uint64_t counter;
+
+        for (int i = 0; i < 64; i++) {
+                uint64_t x;
+                int fd;
+
+                if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != (ssize_t) sizeof(x))
+                        x = ((uint64_t) getpid() << 32) ^ (uint64_t) time(NULL) ^ (++counter * 0x9e3779b97f4a7c15u);
+                (void) snprintf(name, CGFS_TMP_NAME_MAX, CGFS_TMP_PREFIX "%016" PRIx64, x);
+                fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                if (fd >= 0 || errno != EEXIST)
+                        return fd < 0 ? -errno : fd;
+        }
+        return -EEXIST;
+}
+
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
         _cleanup_close_ int dfd = -1, fd = -1;
-        struct stat old = {};
+        char tmp[CGFS_TMP_NAME_MAX];
+        struct stat st_dir, old;
         bool replace = false;
+        uid_t uid;
+        gid_t gid;
         int r;
 
         if (!cgfs_name_is_valid(file))
@@ -551,6 +608,12 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
         r = cgfs_open_dir(root_fd, path, O_PATH, &dfd);
         if (r < 0)
                 return r;
+        if (fstat(dfd, &st_dir) < 0)
+                return -errno;
+        /* kernfs: cgroup_kn_set_ugid() gives a new file the owner of its cgroup's directory when that
+         * is not root (a delegated or an owner-made cgroup); a rewritten file keeps its owner */
+        uid = st_dir.st_uid;
+        gid = st_dir.st_gid;
 
         fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
@@ -559,24 +622,31 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
                 replace = true;
                 if (fstatat(dfd, file, &old, AT_SYMLINK_NOFOLLOW) < 0)
                         return -errno;
-                if (unlinkat(dfd, CGFS_TMP_NAME, 0) < 0 && errno != ENOENT)
-                        return -errno;
-                fd = openat(dfd, CGFS_TMP_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                /* only a regular file of one link has an owner worth keeping: a hard link renamed
+                 * over a cgroup's file would hand over the owner of a file from elsewhere */
+                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir.st_dev) {
+                        uid = old.st_uid;
+                        gid = old.st_gid;
+                }
+                fd = open_tmp(dfd, tmp);
                 if (fd < 0)
-                        return -errno;
+                        return fd;
         }
         r = write_all(fd, content);
         if (r >= 0 && fchmod(fd, mode) < 0)
                 r = -errno;
-        /* kernfs: new contents, same inode and owner; only a regular file's owner is worth keeping */
-        if (r >= 0 && replace && S_ISREG(old.st_mode) && old.st_nlink == 1 &&
-            (old.st_uid != geteuid() || old.st_gid != getegid()) && fchown(fd, old.st_uid, old.st_gid) < 0 &&
-            geteuid() == 0)
-                r = -errno;     /* (a sim run by a user cannot keep another's owner, and never could) */
-        if (r >= 0 && replace && renameat(dfd, CGFS_TMP_NAME, dfd, file) < 0)
+        /* by the fd: the name may be an owner's by now. Only root changes owners (a sim run by a
+         * user owns what it makes, and never could keep another's owner) */
+        if (r >= 0 && geteuid() == 0 && (uid != 0 || gid != 0)) {
+                if (fchown(fd, uid, gid) < 0)
+                        r = -errno;
+                else if (fchmod(fd, mode) < 0)
+                        r = -errno;     /* fchown() drops set-id bits; the mode again, so that it is exactly @mode */
+        }
+        if (r >= 0 && replace && renameat(dfd, tmp, dfd, file) < 0)
                 r = -errno;
         if (r < 0)
-                (void) unlinkat(dfd, replace ? CGFS_TMP_NAME : file, 0);
+                (void) unlinkat(dfd, replace ? tmp : file, 0);
         return r;
 }
 

@@ -34,10 +34,14 @@ int cgfs_open_dir(int root_fd, const char *path, int flags, int *ret_fd);
 /* Whether @fd is on cgroup2 (-ENOMEDIUM if not), and writable by us (@ret_writable). */
 int cgfs_check_cgroup2(int fd, bool *ret_writable);
 
-/* The whole contents of PATH/FILE (one open, reads until EOF). */
+/*
+ * The whole contents of PATH/FILE (one open, reads until EOF). Opened with
+ * O_NONBLOCK and checked on the fd: anything but a regular file (a FIFO an
+ * owner put there) is -ELOOP, at once.
+ */
 int cgfs_read(int root_fd, const char *path, const char *file, char **ret);
 
-/* One open(2) and exactly one write(2) of @value to PATH/FILE, no newline added. */
+/* One open(2) and exactly one write(2) of @value to PATH/FILE, no newline added; -ELOOP as cgfs_read(). */
 int cgfs_write(int root_fd, const char *path, const char *file, const char *value);
 
 /* Whether PATH/FILE exists (lstat semantics). Return: 1, 0, or -errno. */
@@ -83,7 +87,9 @@ int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n);
  * sim only: make PATH/FILE a regular file with @content and @mode (umask
  * ignored). A new file is created in place; an existing one is replaced
  * atomically through a temporary file (a 0444 file cannot be reopened for
- * writing by its unprivileged owner).
+ * writing by its unprivileged owner). Owners as kernfs has them (as root):
+ * a replaced regular file keeps its owner, a new one gets its directory's
+ * when that is not root.
  */
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode);
 
@@ -93,8 +99,14 @@ int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat 
 /* sim only: unlink PATH/FILE (a file or a symlink, never followed). */
 int cgfs_unlink(int root_fd, const char *path, const char *file);
 
-/* The name cgfs_put_file() uses for its temporary files; stray ones are removed at open. */
-#define CGFS_TMP_NAME ".cgb-tmp"
+/*
+ * cgfs_put_file()'s temporary files: CGFS_TMP_PREFIX and 16 random hex
+ * digits, made with O_EXCL, so no name an owner made can be taken for one.
+ * The sim removes stray ones at open.
+ */
+#define CGFS_TMP_PREFIX ".cgb-tmp."
+#define CGFS_TMP_NAME_MAX (sizeof(CGFS_TMP_PREFIX) + 16)
+bool cgfs_is_tmp_name(const char *name);
 
 /* For tests: resolve with per-component O_NOFOLLOW walks instead of openat2(2). */
 void cgfs_set_openat2_disabled(bool b);
