@@ -599,8 +599,10 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
         char tmp[CGFS_TMP_NAME_MAX];
         struct stat st_dir, old;
         bool replace = false;
-        uid_t uid;
-        gid_t gid;
+        /* kernfs: a new file is the writer's (cgroup_kn_set_ugid(): its fsuid), a rewritten one keeps
+         * its owner; below a delegation root the daemon gives the files to the owner (ownership.c) */
+        uid_t uid = geteuid();
+        gid_t gid = getegid();
         int r;
 
         if (!cgfs_name_is_valid(file))
@@ -610,10 +612,6 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
                 return r;
         if (fstat(dfd, &st_dir) < 0)
                 return -errno;
-        /* kernfs: cgroup_kn_set_ugid() gives a new file the owner of its cgroup's directory when that
-         * is not root (a delegated or an owner-made cgroup); a rewritten file keeps its owner */
-        uid = st_dir.st_uid;
-        gid = st_dir.st_gid;
 
         fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
@@ -636,13 +634,10 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
         if (r >= 0 && fchmod(fd, mode) < 0)
                 r = -errno;
         /* by the fd: the name may be an owner's by now. Only root changes owners (a sim run by a
-         * user owns what it makes, and never could keep another's owner) */
-        if (r >= 0 && geteuid() == 0 && (uid != 0 || gid != 0)) {
-                if (fchown(fd, uid, gid) < 0)
-                        r = -errno;
-                else if (fchmod(fd, mode) < 0)
-                        r = -errno;     /* fchown() drops set-id bits; the mode again, so that it is exactly @mode */
-        }
+         * user owns what it makes, and never could keep another's owner). Interface files have no
+         * set-id bits for fchown() to drop. */
+        if (r >= 0 && geteuid() == 0 && (uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid) < 0)
+                r = -errno;     /* (after the fchmod: that of another's file needs CAP_FOWNER, which the unit lacks) */
         if (r >= 0 && replace && renameat(dfd, tmp, dfd, file) < 0)
                 r = -errno;
         if (r < 0)

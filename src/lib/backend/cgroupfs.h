@@ -88,8 +88,8 @@ int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n);
  * ignored). A new file is created in place; an existing one is replaced
  * atomically through a temporary file (a 0444 file cannot be reopened for
  * writing by its unprivileged owner). Owners as kernfs has them (as root):
- * a replaced regular file keeps its owner, a new one gets its directory's
- * when that is not root.
+ * a replaced regular file of one link keeps its owner, a new one is the
+ * writer's; ownership.c gives the files below a delegation root to its owner.
  */
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode);
 
