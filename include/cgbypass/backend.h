@@ -181,6 +181,28 @@ void backend_set_fault_hook(Backend *b, BackendFaultFn fn, void *userdata);
 int backend_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *const *files);
 
 /**
+ * backend_chown_all() - a cgroup directory and every regular file in it to @uid:@gid
+ *
+ * For a delegation that ends (everything back to root). Files are vetted on
+ * the opened fd (cgroupfs.h); nothing in the directory changes unless all
+ * pass. Return: 0; -ENOENT (not a cgroup), -EROFS, -EPERM (sim without
+ * root), -ELOOP, -ENXIO, -EMLINK, -EXDEV, -EUCLEAN (a file that is not
+ * what the kernel would have there), or the -errno of fchownat(2).
+ */
+int backend_chown_all(Backend *b, const char *path, uid_t uid, gid_t gid);
+
+/**
+ * backend_chown_to_dir_owner() - every regular file of a cgroup to the owner of its directory
+ * @ret_changed: how many files changed owner (may be NULL)
+ *
+ * Below a delegation root, files that a write of the daemon made appear are
+ * root's (the kernel gives a new file the writer's fsuid); this makes them
+ * what they would be had the owner made the write. Errors as
+ * backend_chown_all().
+ */
+int backend_chown_to_dir_owner(Backend *b, const char *path, size_t *ret_changed);
+
+/**
  * backend_save() - persist what the backend keeps outside the kernel
  *
  * Atomically (temporary file, fsync, rename); sim: the whole model, emulated:

@@ -30,6 +30,9 @@
 #define BUS_ERROR_CONFIG_INVALID          BUS_ERROR_PREFIX "ConfigInvalid"         /* EINVAL: Reload found FILE:LINE problems */
 #define BUS_ERROR_BUSY                    BUS_ERROR_PREFIX "Busy"                  /* EAGAIN: too many requests pending */
 #define BUS_ERROR_FAILED                  BUS_ERROR_PREFIX "Failed"                /* EIO: the kernel refused a write; nothing changed */
+#define BUS_ERROR_DELEGATION_CONFLICT     BUS_ERROR_PREFIX "DelegationConflict"    /* EEXIST: delegated already, or inside or above another delegation */
+#define BUS_ERROR_NO_SUCH_DELEGATION      BUS_ERROR_PREFIX "NoSuchDelegation"      /* ENOENT: RemoveDelegation of a cgroup that is not delegated */
+#define BUS_ERROR_NOT_RUNTIME_DELEGATION  BUS_ERROR_PREFIX "NotRuntimeDelegation"  /* EPERM: a configured delegation; the configuration ends it */
 
 extern const sd_bus_error_map cgbypass_bus_error_map[];
 

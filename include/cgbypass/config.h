@@ -89,6 +89,8 @@ typedef struct DelegateSpec {
         char *user;                     /* the user's name; NULL for a uid without passwd entry */
         CgMask controllers;             /* what the owner may enable or bypass inside */
         bool create;                    /* default yes */
+        bool runtime;                   /* made by AddDelegation, not a [delegate] section */
+        bool persistent;                /* runtime: until RemoveDelegation, not until the cgroup goes */
 
         ConfigLocation section_loc;     /* the [delegate] line */
         ConfigLocation path_loc;
@@ -296,3 +298,25 @@ const DelegateSpec *config_find_delegation(const Config *c, const char *path);
  * Return: 0, or -ENOMEM.
  */
 int controller_change_to_string(const ControllerChange *ch, char **ret);
+
+/* Whether cgroup path @inner lies below @outer (not equal; both absolute and normalized). */
+bool config_path_is_below(const char *inner, const char *outer);
+
+/**
+ * config_add_runtime_delegation() - a delegation made at run time, as if a [delegate] section
+ * @where: the file that records it (its locations are @where:@line)
+ *
+ * Appended to c->delegates; config_validate() then checks it with the
+ * others (nesting, the same path twice, naming both places). Return: 0 or -ENOMEM.
+ */
+int config_add_runtime_delegation(Config *c, const char *where, unsigned line, const char *path, uid_t uid,
+                                  CgMask controllers, bool create, bool persistent);
+
+/* Remove c->delegates[@i] (pointers to later entries move). */
+void config_remove_delegation(Config *c, size_t i);
+
+/*
+ * The rules between delegations (no path twice, no nesting), each problem
+ * at the later place naming the other. Return: 0, -EINVAL (@errs), -ENOMEM.
+ */
+int config_validate_delegations(const Config *c, ConfigErrors *errs);

@@ -216,6 +216,8 @@ int adopt_in_delegations(Manager *m, const char *scope) {
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 const char *path = m->config->delegates[i].path, *top = path;
                 _cleanup_free_ char *known = NULL;
+                /* a run-time delegation of lifetime "cgroup": whoever removes its root (rmdir) ends it */
+                bool root_may_go = m->config->delegates[i].runtime && !m->config->delegates[i].persistent;
 
                 /* the delegations that lie in @scope whole; of one that holds it, only @scope */
                 if (scope && cgroup_path_is_at_or_below(scope, path))
@@ -229,7 +231,7 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                         known = manager_known_ancestor(m, top);
                         if (!known)
                                 return -ENOMEM;
-                        r = forget_removed(m, root_fd, known, !streq(known, path));
+                        r = forget_removed(m, root_fd, known, !streq(known, path) || root_may_go);
                         if (r < 0)
                                 return r;
                         n += r;
@@ -242,10 +244,12 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                                 return r;
                         n += r;
                 } else {
-                        r = forget_removed(m, root_fd, path, false);
+                        r = forget_removed(m, root_fd, path, root_may_go);
                         if (r < 0)
                                 return r;
                         n += r;
+                        if (!manager_has_cgroup(m, path))
+                                continue;
                 }
                 r = adopt_below(m, root_fd, top, path_depth(top) - path_depth(path), &budget);
                 if (r < 0)

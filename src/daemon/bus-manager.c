@@ -6,6 +6,7 @@
  * Each change and each refusal is logged with the caller's uid and pid, the
  * cgroup, the change and the decision.
  */
+#include <inttypes.h>
 #include <signal.h>
 #include <systemd/sd-daemon.h>
 
@@ -16,6 +17,7 @@
 #include "cgbypass/strbuf.h"
 #include "delegation.h"
 #include "polkit.h"
+#include "runtime-delegations.h"
 
 static void log_decision(int level, const Caller *caller, const char *method, const char *cgroup, const char *arg,
                          const char *decision, const char *detail) {
@@ -296,6 +298,10 @@ static int cgroup_delegated_controllers(sd_bus_message *reply, const CgroupInfo 
         return append_mask(reply, i->d ? i->d->controllers : 0, 0);
 }
 
+static int cgroup_delegation_kind(sd_bus_message *reply, const CgroupInfo *i) {
+        return sd_bus_message_append(reply, "s", !i->d ? "" : i->d->runtime ? "runtime" : "config");
+}
+
 static int cgroup_managed(sd_bus_message *reply, const CgroupInfo *i) {
         return sd_bus_message_append(reply, "b", config_find_cgroup(i->m->config, i->path) ||
                                                  (i->d && streq(i->d->path, i->path)));
@@ -354,6 +360,7 @@ static const struct {
         { "delegated_to",          "u",     cgroup_delegated_to          },
         { "delegation",            "s",     cgroup_delegation            },
         { "delegated_controllers", "as",    cgroup_delegated_controllers },
+        { "delegation_kind",       "s",     cgroup_delegation_kind       },
         { "managed",               "b",     cgroup_managed               },
         { "populated",             "b",     cgroup_populated             },
         { "effective",             "a{ss}", cgroup_effective             },
@@ -464,6 +471,233 @@ static int method_list_delegations(sd_bus_message *msg, void *userdata, sd_bus_e
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* AddDelegation's options: create (b), lifetime (s). Anything else is refused, so a typo is not ignored. */
+static int read_delegation_options(sd_bus_message *msg, bool *create, bool *persistent, sd_bus_error *error) {
+        bool seen_create = false, seen_lifetime = false;
+        int r;
+
+        r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
+                char q[REQUEST_QUOTE_SIZE];
+                const char *key, *contents;
+
+                r = sd_bus_message_read(msg, "s", &key);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_peek_type(msg, NULL, &contents);
+                if (r < 0)
+                        return r;
+                if (streq(key, "create") && !seen_create) {
+                        int b;
+
+                        if (!streq(contents, "b"))
+                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                                                         "The option create is a boolean (b), not '%s'",
+                                                         request_quote(contents, q));
+                        r = sd_bus_message_read(msg, "v", "b", &b);
+                        if (r < 0)
+                                return r;
+                        *create = b;
+                        seen_create = true;
+                } else if (streq(key, "lifetime") && !seen_lifetime) {
+                        const char *v;
+
+                        if (!streq(contents, "s"))
+                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                                                         "The option lifetime is a string (s), not '%s'",
+                                                         request_quote(contents, q));
+                        r = sd_bus_message_read(msg, "v", "s", &v);
+                        if (r < 0)
+                                return r;
+                        if (!streq(v, "cgroup") && !streq(v, "persistent"))
+                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                                                         "The option lifetime is 'cgroup' (until the cgroup is "
+                                                         "removed) or 'persistent' (until RemoveDelegation), not '%s'",
+                                                         request_quote(v, q));
+                        *persistent = streq(v, "persistent");
+                        seen_lifetime = true;
+                } else
+                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                                                 "%s option '%s'; AddDelegation takes create (b) and lifetime (s)",
+                                                 streq(key, "create") || streq(key, "lifetime") ? "A repeated" :
+                                                 "An unknown", request_quote(key, q));
+                r = sd_bus_message_exit_container(msg);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(msg);
+}
+
+static int read_delegation_controllers(sd_bus_message *msg, const Manager *m, CgMask *ret, char **ret_names,
+                                       sd_bus_error *error) {
+        CgMask mask = 0;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "s");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(msg, "s", &name)) > 0) {
+                Controller x = controller_from_string(name);
+                char q[REQUEST_QUOTE_SIZE];
+
+                if (x < 0)
+                        return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
+                                                 "There is no controller named '%s'", request_quote(name, q));
+                if (!(hierarchy_builtin(backend_get_model(m->backend)) & CGMASK(x)))
+                        return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
+                                                 "The controller '%s' has no hierarchy here: not built into this "
+                                                 "kernel, or not a cgroup2 controller", name);
+                mask |= CGMASK(x);
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(msg);
+        if (r < 0)
+                return r;
+        *ret_names = controller_mask_to_string(mask, " ");
+        if (!*ret_names)
+                return -ENOMEM;
+        *ret = mask;
+        return 0;
+}
+
+/* The named error for what manager_add_delegation() and manager_remove_delegation() refused. */
+static int delegation_error(sd_bus_error *error, int r, const char *why) {
+        const char *name;
+
+        switch (r) {
+        case -ENOENT:
+                name = BUS_ERROR_NO_SUCH_CGROUP;
+                break;
+        case -EEXIST:
+                name = BUS_ERROR_DELEGATION_CONFLICT;
+                break;
+        case -EINVAL:
+                name = BUS_ERROR_INVALID_ARGUMENT;
+                break;
+        case -ESRCH:
+                name = BUS_ERROR_NO_SUCH_DELEGATION;
+                break;
+        case -EPERM:
+                name = BUS_ERROR_NOT_RUNTIME_DELEGATION;
+                break;
+        case -ENOMEM:
+                return r;
+        default:
+                name = BUS_ERROR_FAILED;
+        }
+        return sd_bus_error_setf(error, name, "%s", why ? why : strerror(-r));
+}
+
+static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *names = NULL, *why = NULL, *arg = NULL;
+        Manager *m = userdata;
+        const char *cgroup;
+        bool create = true, persistent = false;
+        CgMask controllers = 0;
+        uint32_t uid;
+        Caller caller;
+        int r;
+
+        r = sd_bus_message_read(msg, "su", &cgroup, &uid);
+        if (r < 0)
+                return r;
+        r = read_delegation_controllers(msg, m, &controllers, &names, error);
+        if (r >= 0)
+                r = read_delegation_options(msg, &create, &persistent, error);
+        if (r >= 0 && asprintf(&arg, "uid=%u controllers='%s'", (unsigned) uid, names) < 0)
+                r = -ENOMEM;
+        if (r >= 0)
+                r = caller_identify(m, msg, &caller, error);
+        else
+                caller = (Caller) {};
+        if (r >= 0)
+                r = request_path_verify(cgroup, error);
+        if (r >= 0 && streq(cgroup, "/"))
+                r = sd_bus_error_set(error, BUS_ERROR_ROOT_CGROUP, "The root cgroup cannot be delegated; "
+                                     "delegate a cgroup below it");
+        if (r >= 0 && (uid == 0 || uid == UINT32_MAX))
+                r = sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT, "uid %" PRIu32 " cannot own a delegation%s",
+                                      uid, uid == 0 ? ": root has every cgroup already" : "");
+        if (r < 0)
+                return refuse(&caller, "AddDelegation", cgroup, arg, r, error);
+
+        char uidbuf[16];
+        (void) snprintf(uidbuf, sizeof(uidbuf), "%" PRIu32, uid);
+        char *details[] = {
+                (char *) "cgroup", (char *) cgroup,
+                (char *) "uid", uidbuf,
+                (char *) "controller", names,
+                (char *) "operation", (char *) "add",
+                NULL,
+        };
+        _cleanup_free_ char *deny = NULL;
+        if (asprintf(&deny, "polkit does not allow you to delegate %s (action %s)", cgroup,
+                     POLKIT_ACTION_DELEGATE) < 0)
+                return -ENOMEM;
+        r = authorize(m, msg, &caller, caller.uid == 0 ? NULL : POLKIT_ACTION_DELEGATE, details,
+                      BUS_ERROR_ACCESS_DENIED, deny, error);
+        if (r < 0)
+                return refuse(&caller, "AddDelegation", cgroup, arg, r, error);
+        if (r == 0)
+                return 1;
+
+        r = manager_add_delegation(m, cgroup, uid, controllers, create, persistent, &why);
+        if (r < 0)
+                return refuse(&caller, "AddDelegation", cgroup, arg, delegation_error(error, r, why), error);
+        log_decision(LOG_INFO, &caller, "AddDelegation", cgroup, arg, "done",
+                     persistent ? "lifetime persistent" : "lifetime cgroup");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *why = NULL, *deny = NULL;
+        Manager *m = userdata;
+        const char *cgroup;
+        Caller caller;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &cgroup);
+        if (r < 0)
+                return r;
+        r = caller_identify(m, msg, &caller, error);
+        if (r >= 0)
+                r = request_path_verify(cgroup, error);
+        if (r < 0)
+                return refuse(&caller, "RemoveDelegation", cgroup, NULL, r, error);
+
+        const DelegateSpec *d = config_find_delegation(m->config, cgroup);
+        char uidbuf[16] = "";
+        if (d && streq(d->path, cgroup))
+                (void) snprintf(uidbuf, sizeof(uidbuf), "%u", (unsigned) d->uid);
+        char *details[] = {
+                (char *) "cgroup", (char *) cgroup,
+                (char *) "uid", uidbuf,
+                (char *) "operation", (char *) "remove",
+                NULL,
+        };
+        if (asprintf(&deny, "polkit does not allow you to end the delegation of %s (action %s)", cgroup,
+                     POLKIT_ACTION_DELEGATE) < 0)
+                return -ENOMEM;
+        r = authorize(m, msg, &caller, caller.uid == 0 ? NULL : POLKIT_ACTION_DELEGATE, details,
+                      BUS_ERROR_ACCESS_DENIED, deny, error);
+        if (r < 0)
+                return refuse(&caller, "RemoveDelegation", cgroup, NULL, r, error);
+        if (r == 0)
+                return 1;
+
+        r = manager_remove_delegation(m, cgroup, NULL, &why);
+        if (r < 0)
+                return refuse(&caller, "RemoveDelegation", cgroup, NULL, delegation_error(error, r, why), error);
+        log_decision(LOG_INFO, &caller, "RemoveDelegation", cgroup, NULL, "done", NULL);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
 static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         return sd_bus_message_append(reply, "s", PROJECT_VERSION);
@@ -518,6 +752,16 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("a(suas)", delegations),
                                 method_list_delegations,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("AddDelegation",
+                                SD_BUS_ARGS("s", cgroup, "u", uid, "as", controllers, "a{sv}", options),
+                                SD_BUS_NO_RESULT,
+                                method_add_delegation,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("RemoveDelegation",
+                                SD_BUS_ARGS("s", cgroup),
+                                SD_BUS_NO_RESULT,
+                                method_remove_delegation,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Reload",
                                 SD_BUS_NO_ARGS,

@@ -2,6 +2,7 @@
 /* One authorized request: vet it on a copy, record it over the desired state, plan, apply, save. */
 #include "cgbypass/log.h"
 #include "manager.h"
+#include "ownership.h"
 
 /*
  * What the kernel says to the request's write alone, on a copy of the model:
@@ -159,6 +160,9 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         client_changes_done(&m->changes);
         m->changes = next;
         next = (ClientChanges) {};
+        /* files the writes made appear below a delegation root are the owner's */
+        if (p->n_ops > 0)
+                (void) ownership_sync(m, req->cgroup);
         if (ret_ops)
                 *ret_ops = p->n_ops;
         r = 0;

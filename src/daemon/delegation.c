@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Who may make a checked request (request.c), and handing delegated cgroups
- * to their owners. A request reaches the hierarchy only through the model
+ * Who may make a checked request (request.c). A request reaches the hierarchy only through the model
  * and the backend, which resolve paths beneath the cgroup root without
  * following symlinks (cgroupfs.c); the checks here make sure it names
  * something the configuration manages or delegates.
  */
-#include <pwd.h>
-
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/log.h"
 #include "delegation.h"
@@ -69,51 +66,4 @@ int delegation_authorize(const Config *c, uid_t uid, const ChangeRequest *req, A
         }
         *ret = a;
         return 0;
-}
-
-/* ---- handing delegated cgroups to their owners ---- */
-
-static char *const delegated_files[] = { "cgroup.procs", "cgroup.threads", NULL };
-
-static gid_t user_gid(uid_t uid) {
-        struct passwd *pw = getpwuid(uid);
-        return pw ? pw->pw_gid : (gid_t) -1;   /* -1: leave the group */
-}
-
-static bool still_delegated(const Config *c, const DelegateSpec *old) {
-        for (size_t i = 0; c && i < c->n_delegates; i++)
-                if (streq(c->delegates[i].path, old->path) && c->delegates[i].uid == old->uid)
-                        return true;
-        return false;
-}
-
-int delegation_chown_all(Manager *m, const Config *old) {
-        int ret = 0, r;
-
-        for (size_t i = 0; old && i < old->n_delegates; i++) {
-                const DelegateSpec *d = &old->delegates[i];
-
-                if (still_delegated(m->config, d) || !manager_has_cgroup(m, d->path))
-                        continue;
-                r = backend_chown(m->backend, d->path, 0, 0, delegated_files);
-                if (r < 0) {
-                        log_warning_errno(r, "Failed to take %s back from uid %u: %m", d->path, (unsigned) d->uid);
-                        ret = ret ?: r;
-                } else
-                        log_info("Took %s back from uid %u: it is no longer delegated.", d->path, (unsigned) d->uid);
-        }
-        for (size_t i = 0; i < m->config->n_delegates; i++) {
-                const DelegateSpec *d = &m->config->delegates[i];
-
-                if (!manager_has_cgroup(m, d->path))
-                        continue;
-                r = backend_chown(m->backend, d->path, d->uid, user_gid(d->uid), delegated_files);
-                if (r < 0) {
-                        log_warning_errno(r, "Failed to hand %s to uid %u%s: %m", d->path, (unsigned) d->uid,
-                                          r == -EPERM ? " (changing owners needs root)" : "");
-                        ret = ret ?: r;
-                } else
-                        log_debug("Handed %s to uid %u.", d->path, (unsigned) d->uid);
-        }
-        return ret;
 }

@@ -8,10 +8,6 @@
  * uid 0, anything else; the owner of a delegation, the delegated
  * controllers on the delegation's root and below, through the polkit action
  * org.cgbypass1.manage-delegated; everyone else, org.cgbypass1.manage.
- *
- * Delegated cgroups are handed to their owners (the directory, cgroup.procs
- * and cgroup.threads; cgroup.subtree_control and cgroup.controllers stay
- * root's, so changes there go through the daemon).
  */
 
 #include <systemd/sd-bus.h>
@@ -20,6 +16,7 @@
 
 #define POLKIT_ACTION_MANAGE_DELEGATED  "org.cgbypass1.manage-delegated"
 #define POLKIT_ACTION_MANAGE            "org.cgbypass1.manage"
+#define POLKIT_ACTION_DELEGATE          "org.cgbypass1.delegate"        /* AddDelegation, RemoveDelegation */
 
 typedef struct Authorization {
         const char *action;             /* the polkit action to ask for; NULL: allowed (uid 0) */
@@ -40,12 +37,3 @@ void authorization_done(Authorization *a);
  */
 int delegation_authorize(const Config *c, uid_t uid, const ChangeRequest *req, Authorization *ret,
                          sd_bus_error *error);
-
-/**
- * delegation_chown_all() - hand every existing delegated cgroup to its owner
- * @old: the previous configuration, or NULL: delegations it had and the
- *       current one lacks are taken back (owner root again)
- *
- * Failures are logged. Return: 0 or the first -errno.
- */
-int delegation_chown_all(Manager *m, const Config *old);

@@ -5,8 +5,10 @@
 #include "adopt.h"
 #include "callers.h"
 #include "delegation.h"
+#include "ownership.h"
 #include "manager.h"
 #include "polkit.h"
+#include "runtime-delegations.h"
 
 Manager *manager_free(Manager *m) {
         if (!m)
@@ -54,6 +56,10 @@ int manager_read_config(Manager *m, Config **ret, DesiredSet *ret_desired, Confi
                                               "--state-directory", errs);
         if (config_errors_count(errs) > before)
                 return -EINVAL;
+        /* AddDelegation's, as if [delegate] sections: the configuration may not conflict with them */
+        r = runtime_delegations_merge(c, errs);
+        if (r < 0)
+                return r;
 
         r = desired_from_config(c, &d);
         if (r < 0)
@@ -105,6 +111,7 @@ static int load_client_changes(Manager *m) {
         (void) client_changes_prune(&c, m->config);
         client_changes_done(&m->changes);
         m->changes = c;
+        runtime_delegations_forget_gone(m);
         return 0;
 }
 
@@ -201,6 +208,7 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope) {
                 log_warning_errno(r, "Failed to look for cgroups made in delegations, ignoring: %m");
         if (!full) {
                 forget_gone_changes(m);
+                runtime_delegations_forget_gone(m);
                 return 0;
         }
         r = backend_refresh(m->backend, &why);
@@ -213,6 +221,7 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope) {
         }
         m->refresh_warned = false;
         forget_gone_changes(m);
+        runtime_delegations_forget_gone(m);
         d = backend_get_drift(m->backend, &n);
         for (size_t i = 0; i < n; i++)
                 log_notice("Drift fixed: /%s %s: expected '%s', found '%s'.", streq(d[i].path, ".") ? "" : d[i].path,

@@ -4,6 +4,7 @@
 
 #include "cgbypass/log.h"
 #include "delegation.h"
+#include "ownership.h"
 #include "manager.h"
 
 static int daemon_settings_unchanged(const Config *old, const Config *new, ConfigErrors *errs) {

@@ -32,6 +32,7 @@ ALLOWED = {
     ('src/lib/util/fileio.c', 'openat', 'dir_fd'): 'atomic writes of state files, and the fsync of their directory',
     ('src/lib/policy/desired.c', 'fopen', 'path'): 'the applied state, in the state directory',
     ('src/daemon/client-changes.c', 'fopen', 'path'): 'the client changes, in the state directory',
+    ('src/daemon/runtime-delegations.c', 'fopen', 'where'): 'the run-time delegations, in the state directory',
     ('src/lib/config/config.c', 'fopen', 'path'): 'a configuration file',
     ('src/lib/config/config.c', 'opendir', 'dir'): 'a configuration directory (conf.d)',
     ('src/lib/backend/kernel-scan.c', 'fopen', 'FEATURES_PATH'): '/sys/kernel/cgroup/features, not a cgroup',

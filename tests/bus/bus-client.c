@@ -61,7 +61,55 @@ static const char *signature_of(const char *method) {
                 return "s";
         if (!strcmp(method, "ListDelegations") || !strcmp(method, "Reload"))
                 return "";
+        if (!strcmp(method, "AddDelegation"))
+                return "suAO";
+        if (!strcmp(method, "RemoveDelegation"))
+                return "s";
         return NULL;
+}
+
+/* 'A': "cpu,io" as an array of strings ("" is empty) */
+static int append_list(sd_bus_message *m, const char *arg) {
+        char *copy = strdup(arg), *save = NULL;
+        int r;
+
+        if (!copy)
+                return -ENOMEM;
+        r = sd_bus_message_open_container(m, 'a', "s");
+        for (char *t = strtok_r(copy, ",", &save); r >= 0 && t; t = strtok_r(NULL, ",", &save))
+                r = sd_bus_message_append_basic(m, 's', t);
+        free(copy);
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+/* 'O': "create=b:false,lifetime=s:persistent" as a{sv} (types b, s, u; "" is empty) */
+static int append_options(sd_bus_message *m, const char *arg) {
+        char *copy = strdup(arg), *save = NULL;
+        int r;
+
+        if (!copy)
+                return -ENOMEM;
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        for (char *t = strtok_r(copy, ",", &save); r >= 0 && t; t = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(t, '='), *v;
+
+                if (!eq || !eq[1] || eq[2] != ':') {
+                        r = -EINVAL;
+                        break;
+                }
+                *eq = '\0';
+                v = eq + 3;
+                if (eq[1] == 'b')
+                        r = sd_bus_message_append(m, "{sv}", t, "b", !strcmp(v, "true"));
+                else if (eq[1] == 's')
+                        r = sd_bus_message_append(m, "{sv}", t, "s", v);
+                else if (eq[1] == 'u')
+                        r = sd_bus_message_append(m, "{sv}", t, "u", (uint32_t) strtoul(v, NULL, 0));
+                else
+                        r = -EINVAL;
+        }
+        free(copy);
+        return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
 static int append_args(sd_bus_message *m, const char *sig, char **argv, int argc) {
@@ -72,6 +120,10 @@ static int append_args(sd_bus_message *m, const char *sig, char **argv, int argc
         for (int i = 0; i < argc; i++) {
                 if (sig[i] == 's')
                         r = sd_bus_message_append_basic(m, 's', argv[i]);
+                else if (sig[i] == 'A')
+                        r = append_list(m, argv[i]);
+                else if (sig[i] == 'O')
+                        r = append_options(m, argv[i]);
                 else if (sig[i] == 'u') {
                         uint32_t u = (uint32_t) strtoul(argv[i], NULL, 0);
                         r = sd_bus_message_append_basic(m, 'u', &u);

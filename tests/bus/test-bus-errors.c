@@ -28,6 +28,9 @@ static const struct {
         { BUS_ERROR_CONFIG_INVALID,           EINVAL },
         { BUS_ERROR_BUSY,                     EAGAIN },
         { BUS_ERROR_FAILED,                   EIO },
+        { BUS_ERROR_DELEGATION_CONFLICT,      EEXIST },
+        { BUS_ERROR_NO_SUCH_DELEGATION,       ENOENT },
+        { BUS_ERROR_NOT_RUNTIME_DELEGATION,   EPERM },
 };
 
 START_TEST(test_map_names_to_errnos) {

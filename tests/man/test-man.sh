@@ -207,7 +207,7 @@ expect_all "the pages name no org.cgbypass1.Error that the code lacks" "$work/er
 perl -ne 'print "$1\n" if /<action id="([^"]+)"/' "$src/polkit/org.cgbypass1.policy" | sort -u >"$work/actions"
 nonempty "polkit/org.cgbypass1.policy: actions" "$work/actions" 2
 for name in org.cgbypass1.5 cgbypassd.8; do
-	grep -oE 'org\.cgbypass1\.manage[a-z-]*' "$work/$name.txt" | sort -u >"$work/actions-$name"
+	grep -oE 'org\.cgbypass1\.(manage[a-z-]*|delegate)\b' "$work/$name.txt" | sort -u >"$work/actions-$name"
 	expect_all "$name names every polkit action" "$work/actions" "$work/actions-$name"
 	expect_all "$name names no polkit action that the policy lacks" "$work/actions-$name" "$work/actions"
 done

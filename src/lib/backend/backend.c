@@ -456,6 +456,31 @@ int backend_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *cons
         return b->vtable->chown(b, path, uid, gid, files);
 }
 
+/* The checks every owner change of the hierarchy shares (backend_chown_all(), ..._to_dir_owner()). */
+static int owner_change_check(Backend *b, const char *path, const char **ret_path) {
+        Cgroup *c;
+        int r = normalize_path(path, ret_path);
+
+        if (r < 0)
+                return r;
+        if (b->read_only)
+                return -EROFS;
+        /* only root changes owners; an unprivileged sim says so rather than pretending */
+        if (b->type == BACKEND_SIM && geteuid() != 0)
+                return -EPERM;
+        return hierarchy_lookup(b->model, *ret_path, &c);
+}
+
+int backend_chown_all(Backend *b, const char *path, uid_t uid, gid_t gid) {
+        int r = owner_change_check(b, path, &path);
+        return r < 0 ? r : cgfs_chown_all(b->root_fd, path, uid, gid);
+}
+
+int backend_chown_to_dir_owner(Backend *b, const char *path, size_t *ret_changed) {
+        int r = owner_change_check(b, path, &path);
+        return r < 0 ? r : cgfs_chown_to_dir_owner(b->root_fd, path, ret_changed);
+}
+
 int backend_save(Backend *b) {
         if (b->read_only)
                 return -EROFS;

@@ -156,6 +156,11 @@ int cgfs_open_dir(int root_fd, const char *path, int flags, int *ret_fd) {
 
         if (!cgfs_path_is_valid(path))
                 return -EINVAL;
+        /* O_DIRECTORY refuses a FIFO before opening it; O_NONBLOCK all the same, as for every open here
+         * (openat2(2) refuses it with O_PATH, which never blocks). No O_NOFOLLOW: RESOLVE_NO_SYMLINKS
+         * (or the walk's own) refuses a symlink with ELOOP, where O_NOFOLLOW | O_DIRECTORY says ENOTDIR */
+        if (!(flags & O_PATH))
+                flags |= O_NONBLOCK;
         fd = open_beneath(root_fd, path, flags | O_DIRECTORY, 0);
         if (fd < 0)
                 return fd;
@@ -186,13 +191,24 @@ static int open_parent(int root_fd, const char *path, int *ret_fd, const char **
 /* Open PATH/FILE beneath @root_fd. */
 static int open_file(int root_fd, const char *path, const char *file, int flags) {
         _cleanup_free_ char *rel = NULL;
+        struct stat st = {};
+        int fd, r;
 
         if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
                 return -EINVAL;
         rel = join(path, file);
         if (!rel)
                 return -ENOMEM;
-        return open_beneath(root_fd, rel, flags, 0);
+        /* an owner can put a FIFO where a file was: never block in open(2), then look at what opened */
+        fd = open_beneath(root_fd, rel, flags | O_NOFOLLOW | O_NONBLOCK, 0);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                r = S_ISDIR(st.st_mode) ? -EISDIR : -ENXIO;
+                (void) close(fd);
+                return r;
+        }
+        return fd;
 }
 
 int cgfs_check_cgroup2(int fd, bool *ret_writable) {
@@ -287,29 +303,164 @@ int cgfs_rmdir(int root_fd, const char *path) {
         return unlinkat(fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
 
-int cgfs_chown(int root_fd, const char *path, char *const *files, uid_t uid, gid_t gid) {
-        _cleanup_close_ int fd = -1;
+/*
+ * What the daemon may change the owner of, decided on the opened inode: a
+ * regular file with one link (a hard link renamed over a cgroup's file would
+ * hand over a file from elsewhere), on the hierarchy's device, owned by root
+ * or by one of @from (who may own it now). Returns 0 or -errno.
+ */
+static int vet_owned_file(int fd, dev_t dev, const uid_t *from, size_t n_from) {
         struct stat st;
-        int r;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISLNK(st.st_mode))
+                return -ELOOP;
+        if (!S_ISREG(st.st_mode))
+                return -ENXIO;
+        if (st.st_nlink != 1)
+                return -EMLINK;
+        if (st.st_dev != dev)
+                return -EXDEV;
+        if (st.st_uid == 0)
+                return 0;
+        for (size_t i = 0; i < n_from; i++)
+                if (st.st_uid == from[i])
+                        return 0;
+        return -EUCLEAN;
+}
+
+/* @name in @dfd as O_PATH, never following it and never blocking (an O_PATH open does not open a FIFO). */
+static int open_entry(int dfd, const char *name) {
+        int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+static void close_fds(int *fds, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (fds[i] >= 0)
+                        (void) close(fds[i]);
+        free(fds);
+}
+
+/*
+ * Open and vet @files (NULL: every regular file in @dfd) first, then change
+ * owners only by fd: nothing changes unless every file passes.
+ */
+static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, bool all, uid_t uid, gid_t gid,
+                        size_t *ret_changed) {
+        _cleanup_strv_free_ char **names = NULL;
+        int *fds = NULL;
+        size_t n = 0, changed = 0;
+        uid_t from[2] = { dst->st_uid, uid };
+        int r = 0;
+
+        if (all) {
+                CgfsEntry *e;
+                size_t ne;
+                _cleanup_close_ int rfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                if (rfd < 0)
+                        return -errno;
+                /* cgfs_list() wants a root: the directory itself is one */
+                r = cgfs_list(rfd, ".", &e, &ne);
+                if (r < 0)
+                        return r;
+                names = calloc(ne + 1, sizeof(char *));
+                for (size_t i = 0; names && i < ne; i++)
+                        if (e[i].type == CGFS_ENTRY_FILE)
+                                names[n++] = TAKE_PTR(e[i].name);
+                cgfs_entries_free(e, ne);
+                if (!names)
+                        return -ENOMEM;
+                files = names;
+        } else
+                for (char *const *f = files; f && *f; f++)
+                        n++;
+
+        fds = malloc((n ? n : 1) * sizeof(int));
+        if (!fds)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                fds[i] = -1;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                if (!cgfs_name_is_valid(files[i])) {
+                        r = -EINVAL;
+                        break;
+                }
+                fds[i] = open_entry(dfd, files[i]);
+                r = fds[i] < 0 ? fds[i] : vet_owned_file(fds[i], dst->st_dev, from, ELEMENTSOF(from));
+        }
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                struct stat st;
+
+                if (fstat(fds[i], &st) < 0)
+                        r = -errno;
+                else if (st.st_uid == uid && st.st_gid == gid)
+                        continue;
+                else if (fchownat(fds[i], "", uid, gid, AT_EMPTY_PATH) < 0)
+                        r = -errno;
+                else
+                        changed++;
+        }
+        close_fds(fds, n);
+        if (r >= 0 && ret_changed)
+                *ret_changed = changed;
+        return r;
+}
+
+/* Directory @path beneath @root_fd as O_PATH, vetted on the fd: a directory on the root's device. */
+static int open_owned_dir(int root_fd, const char *path, struct stat *ret_st) {
+        struct stat st_root;
+        int fd, r;
 
         r = cgfs_open_dir(root_fd, path, O_PATH, &fd);
         if (r < 0)
                 return r;
-        /* all names are checked before anything changes */
-        for (char *const *f = files; f && *f; f++) {
-                if (!cgfs_name_is_valid(*f))
-                        return -EINVAL;
-                if (fstatat(fd, *f, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        return -errno;
-                if (!S_ISREG(st.st_mode))
-                        return -ELOOP;
+        if (fstat(fd, ret_st) < 0 || fstat(root_fd, &st_root) < 0) {
+                r = -errno;
+                (void) close(fd);
+                return r;
         }
-        if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)
+        if (!S_ISDIR(ret_st->st_mode) || ret_st->st_dev != st_root.st_dev) {
+                (void) close(fd);
+                return S_ISDIR(ret_st->st_mode) ? -EXDEV : -ENOTDIR;
+        }
+        return fd;
+}
+
+static int chown_dir(int root_fd, const char *path, char *const *files, bool all, uid_t uid, gid_t gid) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int r;
+
+        fd = open_owned_dir(root_fd, path, &st);
+        if (fd < 0)
+                return fd;
+        r = chown_in_dir(fd, &st, files, all, uid, gid, NULL);
+        if (r < 0)
+                return r;
+        if ((st.st_uid != uid || st.st_gid != gid) && fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)
                 return -errno;
-        for (char *const *f = files; f && *f; f++)
-                if (fchownat(fd, *f, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
-                        return -errno;
         return 0;
+}
+
+int cgfs_chown(int root_fd, const char *path, char *const *files, uid_t uid, gid_t gid) {
+        return chown_dir(root_fd, path, files, false, uid, gid);
+}
+
+int cgfs_chown_all(int root_fd, const char *path, uid_t uid, gid_t gid) {
+        return chown_dir(root_fd, path, NULL, true, uid, gid);
+}
+
+int cgfs_chown_to_dir_owner(int root_fd, const char *path, size_t *ret_changed) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        fd = open_owned_dir(root_fd, path, &st);
+        if (fd < 0)
+                return fd;
+        return chown_in_dir(fd, &st, NULL, true, st.st_uid, st.st_gid, ret_changed);
 }
 
 void cgfs_entries_free(CgfsEntry *e, size_t n) {
@@ -407,6 +558,7 @@ static int write_all(int fd, const char *s) {
 
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
         _cleanup_close_ int dfd = -1, fd = -1;
+        struct stat old = {};
         bool replace = false;
         int r;
 
@@ -421,6 +573,8 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
                 if (errno != EEXIST)
                         return -errno;
                 replace = true;
+                if (fstatat(dfd, file, &old, AT_SYMLINK_NOFOLLOW) < 0)
+                        return -errno;
                 if (unlinkat(dfd, CGFS_TMP_NAME, 0) < 0 && errno != ENOENT)
                         return -errno;
                 fd = openat(dfd, CGFS_TMP_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -429,6 +583,10 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
         }
         r = write_all(fd, content);
         if (r >= 0 && fchmod(fd, mode) < 0)
+                r = -errno;
+        /* kernfs: new contents, same inode and owner; only a regular file's owner is worth keeping */
+        if (r >= 0 && replace && S_ISREG(old.st_mode) && old.st_nlink == 1 &&
+            (old.st_uid != geteuid() || old.st_gid != getegid()) && fchown(fd, old.st_uid, old.st_gid) < 0)
                 r = -errno;
         if (r >= 0 && replace && renameat(dfd, CGFS_TMP_NAME, dfd, file) < 0)
                 r = -errno;

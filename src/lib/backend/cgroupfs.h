@@ -46,8 +46,21 @@ int cgfs_exists(int root_fd, const char *path, const char *file);
 int cgfs_mkdir(int root_fd, const char *path, mode_t mode);
 int cgfs_rmdir(int root_fd, const char *path);
 
-/* Change the owner of PATH, then of each of @files (NULL-terminated) in it. */
+/*
+ * Owners below a delegation: PATH is hostile ground. Each file is opened
+ * O_PATH | O_NOFOLLOW and vetted on the fd before any owner changes: a
+ * regular file (-ELOOP for a symlink, -ENXIO for a FIFO, socket, ...), one
+ * link (-EMLINK: a hard link renamed over a cgroup's file), on the root's
+ * device (-EXDEV), owned by root, the directory's owner or the new owner
+ * (-EUCLEAN); then fchownat(fd, "", AT_EMPTY_PATH). Nothing in PATH changes
+ * unless every file passes.
+ */
+/* Change the owner of each of @files (NULL-terminated) in PATH, then of PATH. */
 int cgfs_chown(int root_fd, const char *path, char *const *files, uid_t uid, gid_t gid);
+/* The same for every regular file in PATH, then PATH. */
+int cgfs_chown_all(int root_fd, const char *path, uid_t uid, gid_t gid);
+/* Every regular file in PATH to the owner (uid and gid) of PATH; @ret_changed: how many changed. */
+int cgfs_chown_to_dir_owner(int root_fd, const char *path, size_t *ret_changed);
 
 typedef enum CgfsEntryType {
         CGFS_ENTRY_FILE,

@@ -30,6 +30,9 @@ const sd_bus_error_map cgbypass_bus_error_map[] = {
         SD_BUS_ERROR_MAP(BUS_ERROR_CONFIG_INVALID,           EINVAL),
         SD_BUS_ERROR_MAP(BUS_ERROR_BUSY,                     EAGAIN),
         SD_BUS_ERROR_MAP(BUS_ERROR_FAILED,                   EIO),
+        SD_BUS_ERROR_MAP(BUS_ERROR_DELEGATION_CONFLICT,      EEXIST),
+        SD_BUS_ERROR_MAP(BUS_ERROR_NO_SUCH_DELEGATION,       ENOENT),
+        SD_BUS_ERROR_MAP(BUS_ERROR_NOT_RUNTIME_DELEGATION,   EPERM),
         SD_BUS_ERROR_MAP_END
 };
 

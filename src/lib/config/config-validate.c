@@ -619,3 +619,19 @@ int controller_change_to_string(const ControllerChange *ch, char **ret) {
         }
         return strbuf_steal(&b, ret);
 }
+
+bool config_path_is_below(const char *inner, const char *outer) {
+        return path_is_below(inner, outer);
+}
+
+int config_validate_delegations(const Config *c, ConfigErrors *errs) {
+        _cleanup_free_ PathRef *refs = calloc(c->n_delegates + 1, sizeof(PathRef));
+        size_t n = 0;
+
+        if (!refs)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_delegates; i++)
+                if (c->delegates[i].path)
+                        refs[n++] = (PathRef) { c->delegates[i].path, &c->delegates[i].path_loc, i };
+        return check_paths(c, errs, refs, n, "delegated", "delegate", true);
+}

@@ -51,6 +51,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <ini.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 
@@ -987,4 +988,53 @@ int config_override_daemon(Config *c, const char *key, const char *value, const 
         if (!q)
                 return -ENOMEM;
         return config_error(c, errs, &loc, "unknown [daemon] key '%s'", q);
+}
+
+int config_add_runtime_delegation(Config *c, const char *where, unsigned line, const char *path, uid_t uid,
+                                  CgMask controllers, bool create, bool persistent) {
+        _cleanup_free_ char *p = strdup(path), *user = NULL;
+        const char *file = NULL;
+        struct passwd *pw = getpwuid(uid);
+        DelegateSpec *a;
+        int r;
+
+        if (!p || (pw && !(user = strdup(pw->pw_name))))
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_files && !file; i++)
+                if (streq(c->files[i], where))
+                        file = c->files[i];
+        if (!file) {
+                r = config_add_file(c, where, &file);
+                if (r < 0)
+                        return r;
+        }
+        a = reallocarray(c->delegates, c->n_delegates + 1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        c->delegates = a;
+        ConfigLocation loc = { .file = file, .line = line };
+        a[c->n_delegates++] = (DelegateSpec) {
+                .path = TAKE_PTR(p),
+                .uid = uid,
+                .user = TAKE_PTR(user),
+                .controllers = controllers,
+                .create = create,
+                .runtime = true,
+                .persistent = persistent,
+                .section_loc = loc,
+                .path_loc = loc,
+                .user_loc = loc,
+                .controllers_loc = loc,
+                .create_loc = loc,
+        };
+        return 0;
+}
+
+void config_remove_delegation(Config *c, size_t i) {
+        if (i >= c->n_delegates)
+                return;
+        free(c->delegates[i].path);
+        free(c->delegates[i].user);
+        memmove(&c->delegates[i], &c->delegates[i + 1], (c->n_delegates - i - 1) * sizeof(DelegateSpec));
+        c->n_delegates--;
 }

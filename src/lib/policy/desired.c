@@ -69,6 +69,10 @@ int desired_from_config(const Config *c, DesiredSet *ret) {
                 const DelegateSpec *ds = &c->delegates[i];
                 bool merged = false;
 
+                /* a run-time delegation of a cgroup it does not make holds while the cgroup exists */
+                if (ds->runtime && !ds->create)
+                        continue;
+
                 for (size_t j = 0; j < s.n; j++)
                         if (streq(s.items[j].path, ds->path)) {
                                 s.items[j].create = s.items[j].create || ds->create;

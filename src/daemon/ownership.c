@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Who owns the files of delegated cgroups (cgroup-v2.rst, "Delegation
+ * Containment"). The delegation root's directory, cgroup.procs and
+ * cgroup.threads are the owner's; its other files bound the owner and stay
+ * root's. Below it, every file is what it would be had the owner made the
+ * write that made it appear: the kernel gives a new interface file the
+ * fsuid of the writer (cgroup_add_file() -> cgroup_kn_set_ugid()), and the
+ * daemon writes as root, so after its writes the files below a delegation
+ * root get the owner (uid and gid) of their cgroup's directory. A
+ * delegation that ends takes everything in its subtree back to root.
+ */
+#include <pwd.h>
+
+#include "cgbypass/log.h"
+#include "ownership.h"
+
+static char *const delegated_files[] = { "cgroup.procs", "cgroup.threads", NULL };
+
+static gid_t user_gid(uid_t uid) {
+        struct passwd *pw = getpwuid(uid);
+        return pw ? pw->pw_gid : (gid_t) -1;   /* -1: leave the group (a uid without passwd entry) */
+}
+
+static Cgroup *find(Manager *m, const char *path) {
+        Cgroup *c;
+        return hierarchy_lookup(backend_get_model(m->backend), path, &c) >= 0 ? c : NULL;
+}
+
+static const char *tamper_hint(int r) {
+        switch (r) {
+        case -EMLINK:
+                return " (a file with more than one link: a hard link put there?)";
+        case -ELOOP:
+        case -ENXIO:
+                return " (something that is not a regular file where the kernel has one)";
+        case -EUCLEAN:
+                return " (a file owned by someone else)";
+        case -EPERM:
+                return " (changing owners needs root)";
+        default:
+                return "";
+        }
+}
+
+/* The files in the cgroups of @top's subtree, @top too when @with_top, to the owners of their directories. */
+static int give_below(Manager *m, Cgroup *top, bool with_top) {
+        int ret = 0, r;
+
+        for (Cgroup *c = with_top ? top : cgroup_next_descendant_pre(top, top); c;
+             c = cgroup_next_descendant_pre(c, top)) {
+                _cleanup_free_ char *path = NULL;
+                size_t n = 0;
+
+                r = cgroup_path(c, &path);
+                if (r >= 0)
+                        r = backend_chown_to_dir_owner(m->backend, path, &n);
+                if (r == -ENOENT)
+                        continue;       /* removed by its owner meanwhile */
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to give the files of %s to the owner of its directory%s, "
+                                          "ignoring: %m", strempty(path), tamper_hint(r));
+                        ret = ret ?: r;
+                } else if (n > 0)
+                        log_debug("Gave %zu file(s) of %s to the owner of its directory.", n, path);
+        }
+        return ret;
+}
+
+/* The delegation root to its owner, and the files below it to their directories' owners. */
+static int hand_over(Manager *m, const DelegateSpec *d, const char *scope) {
+        Cgroup *root = find(m, d->path), *top;
+        int r, q;
+
+        if (!root)
+                return 0;
+        r = backend_chown(m->backend, d->path, d->uid, user_gid(d->uid), delegated_files);
+        if (r < 0)
+                log_warning_errno(r, "Failed to hand %s to uid %u%s: %m", d->path, (unsigned) d->uid,
+                                  tamper_hint(r));
+        /* a write at @scope makes files appear only in @scope's subtree */
+        top = scope && config_path_is_below(scope, d->path) ? find(m, scope) : root;
+        q = top ? give_below(m, top, top != root) : 0;
+        return r ?: q;
+}
+
+static bool related(const char *a, const char *b) {
+        return streq(a, b) || config_path_is_below(a, b) || config_path_is_below(b, a);
+}
+
+int ownership_sync(Manager *m, const char *scope) {
+        int ret = 0, r;
+
+        for (size_t i = 0; i < m->config->n_delegates; i++) {
+                const DelegateSpec *d = &m->config->delegates[i];
+
+                if (scope && !related(scope, d->path))
+                        continue;
+                r = hand_over(m, d, scope);
+                ret = ret ?: r;
+        }
+        return ret;
+}
+
+int ownership_take_back(Manager *m, const char *path, uid_t uid) {
+        Cgroup *top = find(m, path);
+        int ret = 0, r;
+
+        for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top)) {
+                _cleanup_free_ char *p = NULL;
+
+                r = cgroup_path(c, &p);
+                if (r >= 0)
+                        r = backend_chown_all(m->backend, p, 0, 0);
+                if (r < 0 && r != -ENOENT) {
+                        log_warning_errno(r, "Failed to take %s back from uid %u%s: %m", strempty(p), (unsigned) uid,
+                                          tamper_hint(r));
+                        ret = ret ?: r;
+                }
+        }
+        if (top && ret == 0)
+                log_info("Took %s back from uid %u: it is no longer delegated.", path, (unsigned) uid);
+        return ret;
+}
+
+static bool still_delegated(const Config *c, const DelegateSpec *old) {
+        for (size_t i = 0; c && i < c->n_delegates; i++)
+                if (streq(c->delegates[i].path, old->path) && c->delegates[i].uid == old->uid)
+                        return true;
+        return false;
+}
+
+int delegation_chown_all(Manager *m, const Config *old) {
+        int ret = 0, r;
+
+        for (size_t i = 0; old && i < old->n_delegates; i++) {
+                const DelegateSpec *d = &old->delegates[i];
+
+                if (still_delegated(m->config, d))
+                        continue;
+                r = ownership_take_back(m, d->path, d->uid);
+                ret = ret ?: r;
+        }
+        r = ownership_sync(m, NULL);
+        return ret ?: r;
+}

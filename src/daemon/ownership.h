@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Delegated cgroups are handed to their owners: the delegation root's
+ * directory, cgroup.procs and cgroup.threads (its other files stay root's:
+ * they bound the owner, and changes there go through the daemon), and below
+ * it every file to the owner of its cgroup's directory. Every change of an
+ * owner goes through backend_chown*() (cgroupfs.c vets each file on its fd).
+ */
+
+#include "manager.h"
+
+/**
+ * ownership_sync() - give owners the files that the daemon's writes made appear
+ * @scope: the cgroup whose subtree the writes reached (NULL: every delegation, whole)
+ *
+ * For each delegation that holds @scope or lies below it. Failures are
+ * logged (a file an owner tampered with is skipped). Return: 0 or the first -errno.
+ */
+int ownership_sync(Manager *m, const char *scope);
+
+/**
+ * ownership_take_back() - a delegation ended: every directory and file of
+ *                         @path's subtree to root
+ * @uid: the owner it had (for the log)
+ *
+ * The cgroups stay. Failures are logged. Return: 0 or the first -errno.
+ */
+int ownership_take_back(Manager *m, const char *path, uid_t uid);
+
+/**
+ * delegation_chown_all() - hand every existing delegated cgroup to its owner
+ * @old: the previous configuration, or NULL: delegations it had and the
+ *       current one lacks are taken back (ownership_take_back())
+ *
+ * At start and after a reload: ownership_sync() of everything. Failures are
+ * logged. Return: 0 or the first -errno.
+ */
+int delegation_chown_all(Manager *m, const Config *old);

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cgroupfs.c's owner changes on hostile ground (issue 13 item 3): what an
+ * owner can put in its delegation (a hard link renamed over cgroup.procs, a
+ * symlink, a FIFO, a file of someone else) is refused on the opened fd, and
+ * nothing in the directory changes. A plain directory stands for a cgroup
+ * (the sim's case; a cgroup2 mount refuses link(2) and symlink(2) itself).
+ * Needs root (chown); skips without.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgbypass/macro.h"
+#include "../../src/lib/backend/cgroupfs.h"
+
+#define OWNER 4000321u
+
+static char dir[] = "/tmp/cgb-cgfs-XXXXXX";
+static int root_fd = -1;
+
+static void at(const char *rel, char *buf, size_t size) {
+        (void) snprintf(buf, size, "%s/%s", dir, rel);
+}
+
+static void put(const char *rel, uid_t uid) {
+        char p[256];
+        int fd;
+
+        at(rel, p, sizeof(p));
+        fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, "x\n", 2), 2);
+        ck_assert_int_eq(fchown(fd, uid, uid), 0);
+        (void) close(fd);
+}
+
+static uid_t uid_of(const char *rel) {
+        char p[256];
+        struct stat st;
+
+        at(rel, p, sizeof(p));
+        ck_assert_int_eq(lstat(p, &st), 0);
+        return st.st_uid;
+}
+
+static void setup(void) {
+        char p[256];
+
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        at("cg", p, sizeof(p));
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        put("cg/cgroup.procs", 0);
+        put("cg/cgroup.threads", 0);
+        put("cg/cpu.weight", 0);
+        put("victim", 0);
+        ck_assert_int_eq(cgfs_open_root(dir, &root_fd), 0);
+}
+
+/* the same without openat2(2): the per-component O_NOFOLLOW walk */
+static void setup_walk(void) {
+        cgfs_set_openat2_disabled(true);
+        setup();
+}
+
+static void teardown(void) {
+        char cmd[300];
+
+        (void) close(root_fd);
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        ck_assert_int_eq(system(cmd), 0);
+        memcpy(dir + strlen(dir) - 6, "XXXXXX", 6);
+}
+
+static char *const files[] = { "cgroup.procs", "cgroup.threads", NULL };
+
+START_TEST(test_hands_over_by_fd) {
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), 0);
+        ck_assert_uint_eq(uid_of("cg"), OWNER);
+        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), OWNER);
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), 0);
+        /* and back: files of the former owner may go to root */
+        ck_assert_int_eq(cgfs_chown_all(root_fd, "cg", 0, 0), 0);
+        ck_assert_uint_eq(uid_of("cg"), 0);
+        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), 0);
+}
+END_TEST
+
+START_TEST(test_hard_link_over_procs) {
+        char v[256], p[256];
+
+        at("victim", v, sizeof(v));
+        at("cg/cgroup.procs", p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(link(v, p), 0);
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -EMLINK);
+        ck_assert_uint_eq(uid_of("victim"), 0);
+        ck_assert_uint_eq(uid_of("cg"), 0);        /* nothing in the directory changed */
+        ck_assert_uint_eq(uid_of("cg/cgroup.threads"), 0);
+}
+END_TEST
+
+START_TEST(test_symlink) {
+        char v[256], p[256];
+
+        at("victim", v, sizeof(v));
+        at("cg/cgroup.threads", p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(symlink(v, p), 0);
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -ELOOP);
+        ck_assert_uint_eq(uid_of("victim"), 0);
+        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), 0);
+}
+END_TEST
+
+START_TEST(test_fifo_never_blocks) {
+        char p[256];
+        char *s = NULL;
+
+        at("cg/cpu.weight", p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(mkfifo(p, 0644), 0);
+        /* CK_DEFAULT_TIMEOUT fails the test if either blocks in open(2) */
+        ck_assert_int_eq(cgfs_read(root_fd, "cg", "cpu.weight", &s), -ENXIO);
+        ck_assert_int_eq(cgfs_write(root_fd, "cg", "cpu.weight", "5"), -ENXIO);
+        char *const fifo[] = { "cpu.weight", NULL };
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", fifo, OWNER, OWNER), -ENXIO);
+        /* a walk of every file skips it */
+        ck_assert_int_eq(cgfs_chown_all(root_fd, "cg", OWNER, OWNER), 0);
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), 0);
+        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), OWNER);
+}
+END_TEST
+
+START_TEST(test_someone_elses_file) {
+        put("cg/cgroup.procs", 4000999);
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -EUCLEAN);
+        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), 4000999);
+        ck_assert_uint_eq(uid_of("cg"), 0);
+}
+END_TEST
+
+START_TEST(test_to_dir_owner) {
+        char p[256], v[256];
+        size_t n = 0;
+
+        at("cg", p, sizeof(p));
+        ck_assert_int_eq(chown(p, OWNER, OWNER), 0);
+        put("cg/cgroup.procs", OWNER);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), OWNER);
+        ck_assert_uint_eq(uid_of("cg/cgroup.threads"), OWNER);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", &n), 0);
+        ck_assert_uint_eq(n, 0);
+
+        /* the owner renames a hard link of a root file over one of its files */
+        put("cg/memory.max", 0);
+        at("victim", v, sizeof(v));
+        at("cg/cpu.weight", p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(link(v, p), 0);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", &n), -EMLINK);
+        ck_assert_uint_eq(uid_of("victim"), 0);
+        ck_assert_uint_eq(uid_of("cg/memory.max"), 0);     /* all or nothing */
+}
+END_TEST
+
+START_TEST(test_directory_symlink) {
+        char p[256];
+
+        at("cg2", p, sizeof(p));
+        ck_assert_int_eq(symlink("cg", p), 0);
+        int r;
+
+        /* openat2(2) says ENOTDIR (O_DIRECTORY | O_NOFOLLOW), the per-component walk ELOOP */
+        r = cgfs_chown(root_fd, "cg2", files, OWNER, OWNER);
+        ck_assert(r == -ENOTDIR || r == -ELOOP);
+        r = cgfs_chown_to_dir_owner(root_fd, "cg2", NULL);
+        ck_assert(r == -ENOTDIR || r == -ELOOP);
+        ck_assert_uint_eq(uid_of("cg"), 0);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("cgroupfs-owners");
+        TCase *tc;
+        SRunner *sr;
+        int failed;
+
+        if (geteuid() != 0) {
+                printf("1..0 # SKIP changing owners needs root\n");
+                return 0;
+        }
+        for (int walk = 0; walk < 2; walk++) {
+                tc = tcase_create(walk ? "owners-walk" : "owners");
+                tcase_add_checked_fixture(tc, walk ? setup_walk : setup, teardown);
+                tcase_add_test(tc, test_hands_over_by_fd);
+                tcase_add_test(tc, test_hard_link_over_procs);
+                tcase_add_test(tc, test_symlink);
+                tcase_add_test(tc, test_fifo_never_blocks);
+                tcase_add_test(tc, test_someone_elses_file);
+                tcase_add_test(tc, test_to_dir_owner);
+                tcase_add_test(tc, test_directory_symlink);
+                suite_add_tcase(s, tc);
+        }
+        sr = srunner_create(s);
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
