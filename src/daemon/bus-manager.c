@@ -841,6 +841,10 @@ int manager_run_service(Manager *m) {
         /* the bus gone means no one can reach us: exit, and let the service manager decide */
         (void) sd_bus_set_exit_on_disconnect(m->bus, true);
 
+        r = watch_start(m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to watch the delegations; owners' new cgroups are seen at the next "
+                                  "call that concerns them: %m");
         manager_notify_ready(m);
         log_info("Serving %s on the %s bus: %s backend on '%s', %zu delegation(s), %zu client change(s).",
                  CGBYPASS_BUS_NAME, m->options.bus ?: "system", backend_type_to_string(backend_get_type(m->backend)),
