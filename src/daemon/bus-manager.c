@@ -18,6 +18,7 @@
 #include "decision-log.h"
 #include "delegation.h"
 #include "polkit.h"
+#include "delegation-request.h"
 #include "runtime-delegations.h"
 
 static void log_decision(int level, const Caller *caller, const char *method, const char *cgroup, const char *arg,
@@ -460,129 +461,6 @@ static int method_list_delegations(sd_bus_message *msg, void *userdata, sd_bus_e
         return sd_bus_send(NULL, reply, NULL);
 }
 
-/* AddDelegation's options: create (b), lifetime (s). Anything else is refused, so a typo is not ignored. */
-static int read_delegation_options(sd_bus_message *msg, bool *create, bool *persistent, sd_bus_error *error) {
-        bool seen_create = false, seen_lifetime = false;
-        int r;
-
-        r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
-                char q[REQUEST_QUOTE_SIZE];
-                const char *key, *contents;
-
-                r = sd_bus_message_read(msg, "s", &key);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_peek_type(msg, NULL, &contents);
-                if (r < 0)
-                        return r;
-                if (streq(key, "create") && !seen_create) {
-                        int b;
-
-                        if (!streq(contents, "b"))
-                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
-                                                         "The option create is a boolean (b), not '%s'",
-                                                         request_quote(contents, q));
-                        r = sd_bus_message_read(msg, "v", "b", &b);
-                        if (r < 0)
-                                return r;
-                        *create = b;
-                        seen_create = true;
-                } else if (streq(key, "lifetime") && !seen_lifetime) {
-                        const char *v;
-
-                        if (!streq(contents, "s"))
-                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
-                                                         "The option lifetime is a string (s), not '%s'",
-                                                         request_quote(contents, q));
-                        r = sd_bus_message_read(msg, "v", "s", &v);
-                        if (r < 0)
-                                return r;
-                        if (!streq(v, "cgroup") && !streq(v, "persistent"))
-                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
-                                                         "The option lifetime is 'cgroup' (until the cgroup is "
-                                                         "removed) or 'persistent' (until RemoveDelegation), not '%s'",
-                                                         request_quote(v, q));
-                        *persistent = streq(v, "persistent");
-                        seen_lifetime = true;
-                } else
-                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
-                                                 "%s option '%s'; AddDelegation takes create (b) and lifetime (s)",
-                                                 streq(key, "create") || streq(key, "lifetime") ? "A repeated" :
-                                                 "An unknown", request_quote(key, q));
-                r = sd_bus_message_exit_container(msg);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(msg);
-}
-
-static int read_delegation_controllers(sd_bus_message *msg, const Manager *m, CgMask *ret, char **ret_names,
-                                       sd_bus_error *error) {
-        CgMask mask = 0;
-        const char *name;
-        int r;
-
-        r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "s");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_read(msg, "s", &name)) > 0) {
-                Controller x = controller_from_string(name);
-                char q[REQUEST_QUOTE_SIZE];
-
-                if (x < 0)
-                        return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
-                                                 "There is no controller named '%s'", request_quote(name, q));
-                if (!(hierarchy_builtin(backend_get_model(m->backend)) & CGMASK(x)))
-                        return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
-                                                 "The controller '%s' has no hierarchy here: not built into this "
-                                                 "kernel, or not a cgroup2 controller", name);
-                mask |= CGMASK(x);
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(msg);
-        if (r < 0)
-                return r;
-        *ret_names = controller_mask_to_string(mask, " ");
-        if (!*ret_names)
-                return -ENOMEM;
-        *ret = mask;
-        return 0;
-}
-
-/* The named error for what manager_add_delegation() and manager_remove_delegation() refused. */
-static int delegation_error(sd_bus_error *error, int r, const char *why) {
-        const char *name;
-
-        switch (r) {
-        case -ENOENT:
-                name = BUS_ERROR_NO_SUCH_CGROUP;
-                break;
-        case -EEXIST:
-                name = BUS_ERROR_DELEGATION_CONFLICT;
-                break;
-        case -EINVAL:
-                name = BUS_ERROR_INVALID_ARGUMENT;
-                break;
-        case -ESRCH:
-                name = BUS_ERROR_NO_SUCH_DELEGATION;
-                break;
-        case -EPERM:
-                name = BUS_ERROR_NOT_RUNTIME_DELEGATION;
-                break;
-        case -ENOMEM:
-                return r;
-        default:
-                name = BUS_ERROR_FAILED;
-        }
-        return sd_bus_error_setf(error, name, "%s", why ? why : strerror(-r));
-}
-
 static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *names = NULL, *why = NULL, *arg = NULL;
         Manager *m = userdata;
@@ -596,9 +474,9 @@ static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_err
         r = sd_bus_message_read(msg, "su", &cgroup, &uid);
         if (r < 0)
                 return r;
-        r = read_delegation_controllers(msg, m, &controllers, &names, error);
+        r = delegation_request_read_controllers(msg, hierarchy_builtin(backend_get_model(m->backend)), &controllers, &names, error);
         if (r >= 0)
-                r = read_delegation_options(msg, &create, &persistent, error);
+                r = delegation_request_read_options(msg, &create, &persistent, error);
         if (r >= 0 && asprintf(&arg, "uid=%u controllers='%s'", (unsigned) uid, names) < 0)
                 r = -ENOMEM;
         if (r >= 0)
@@ -638,7 +516,7 @@ static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_err
 
         r = manager_add_delegation(m, cgroup, uid, controllers, create, persistent, &why);
         if (r < 0)
-                return refuse(&caller, "AddDelegation", cgroup, arg, delegation_error(error, r, why), error);
+                return refuse(&caller, "AddDelegation", cgroup, arg, bus_error_from_delegation(error, r, why), error);
         log_decision(LOG_INFO, &caller, "AddDelegation", cgroup, arg, false, NULL,
                      persistent ? "lifetime persistent" : "lifetime cgroup");
         return sd_bus_reply_method_return(msg, NULL);
@@ -682,7 +560,7 @@ static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_
 
         r = manager_remove_delegation(m, cgroup, NULL, &why);
         if (r < 0)
-                return refuse(&caller, "RemoveDelegation", cgroup, NULL, delegation_error(error, r, why), error);
+                return refuse(&caller, "RemoveDelegation", cgroup, NULL, bus_error_from_delegation(error, r, why), error);
         log_decision(LOG_INFO, &caller, "RemoveDelegation", cgroup, NULL, false, NULL, NULL);
         return sd_bus_reply_method_return(msg, NULL);
 }

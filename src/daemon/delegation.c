@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Who may make a checked request (request.c). A request reaches the hierarchy only through the model
- * and the backend, which resolve paths beneath the cgroup root without
+ * Who may make a checked request (request.c). A request reaches the
+ * hierarchy only through the model and the backend, which resolve paths beneath the cgroup root without
  * following symlinks (cgroupfs.c); the checks here make sure it names
  * something the configuration manages or delegates.
  */

@@ -5,6 +5,7 @@
 #include "cgbypass/log.h"
 #include "delegation.h"
 #include "ownership.h"
+#include "runtime-delegations.h"
 #include "manager.h"
 
 static int daemon_settings_unchanged(const Config *old, const Config *new, ConfigErrors *errs) {
@@ -85,6 +86,8 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         client_changes_done(&m->changes);
         m->changes = next;
         next = (ClientChanges) {};
+        /* the record was read before the refresh: a delegation whose cgroup went meanwhile ends now */
+        runtime_delegations_forget_gone(m);
         (void) delegation_chown_all(m, old);
         config_free(old);
         log_info("Reloaded the configuration: %zu operation(s).", writes);

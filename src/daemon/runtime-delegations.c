@@ -134,11 +134,6 @@ static int rebuild_desired(Manager *m) {
         return 0;
 }
 
-static bool exists(Manager *m, const char *path) {
-        Cgroup *c;
-        return hierarchy_lookup(backend_get_model(m->backend), path, &c) >= 0;
-}
-
 void runtime_delegations_forget_gone(Manager *m) {
         bool dropped = false;
         int r;
@@ -146,7 +141,7 @@ void runtime_delegations_forget_gone(Manager *m) {
         for (size_t i = m->config->n_delegates; i-- > 0;) {
                 const DelegateSpec *d = &m->config->delegates[i];
 
-                if (!d->runtime || d->persistent || exists(m, d->path))
+                if (!d->runtime || d->persistent || manager_has_cgroup(m, d->path))
                         continue;
                 log_info("The delegation of %s to uid %u ended: the cgroup is gone.", d->path, (unsigned) d->uid);
                 config_remove_delegation(m->config, i);
@@ -214,11 +209,11 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
                 return -ENOMEM;
         manager_snapshot_for_signals(m, NULL, &before);
         (void) manager_refresh_quiet(m, backend_get_type(m->backend) != BACKEND_SIM, path);
-        if (!exists(m, path) && !create) {
+        if (!manager_has_cgroup(m, path) && !create) {
                 r = msg(reterr_msg, -ENOENT, "%s does not exist (and the option create is false)", path);
                 goto finish;
         }
-        if (!exists(m, path) && !exists(m, parent)) {
+        if (!manager_has_cgroup(m, path) && !manager_has_cgroup(m, parent)) {
                 r = msg(reterr_msg, -ENOENT, "%s does not exist: make the cgroups above %s first", parent, path);
                 goto finish;
         }
@@ -315,10 +310,12 @@ int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, char
         if (r < 0)
                 return msg(reterr_msg, r, "Failed to record the end of the delegation in '%s': %s; nothing was "
                            "changed", manager_state_dir(m), strerror(-r));
-        config_remove_delegation(m->config, idx);
+        /* the desired state without it first: it may point to its path */
+        d->create = false;
         r = rebuild_desired(m);
         if (r < 0)
                 return r;
+        config_remove_delegation(m->config, idx);
         /* the owner's switches are history; the cgroups keep their controllers */
         if (client_changes_prune(&m->changes, m->config) > 0) {
                 r = client_changes_save(manager_state_dir(m), &m->changes);

@@ -601,8 +601,9 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
                 r = -errno;
         /* kernfs: new contents, same inode and owner; only a regular file's owner is worth keeping */
         if (r >= 0 && replace && S_ISREG(old.st_mode) && old.st_nlink == 1 &&
-            (old.st_uid != geteuid() || old.st_gid != getegid()) && fchown(fd, old.st_uid, old.st_gid) < 0)
-                r = -errno;
+            (old.st_uid != geteuid() || old.st_gid != getegid()) && fchown(fd, old.st_uid, old.st_gid) < 0 &&
+            geteuid() == 0)
+                r = -errno;     /* (a sim run by a user cannot keep another's owner, and never could) */
         if (r >= 0 && replace && renameat(dfd, CGFS_TMP_NAME, dfd, file) < 0)
                 r = -errno;
         if (r < 0)
