@@ -81,6 +81,7 @@ with open(sys.argv[1], 'w', buffering=1) as out:
                 i = nl + 9 + n + 1
         out.write('--\n')
 PY
+# shellcheck disable=SC2016 # expanded by the inner shell, in the namespace
 unshare --mount --propagation private bash -c '
 	mount -t tmpfs -o mode=0755 tmpfs /run/systemd/journal || exit 1
 	python3 "$1/journald.py" "$1/entries" "$1/journald-ready" </dev/null >/dev/null 2>&1 &
