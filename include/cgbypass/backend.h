@@ -98,6 +98,15 @@ BackendType backend_get_type(const Backend *b);   /* never BACKEND_AUTO */
  */
 int backend_check_below(Backend *b, const char *path);
 const char *backend_get_root(const Backend *b);
+
+/*
+ * backend_find_cgroup2_mount() - the first mount point of the whole cgroup2
+ *                                hierarchy in @mountinfo (proc(5) format,
+ *                                usually /proc/self/mountinfo)
+ *
+ * Return: 0 with *@ret malloc'ed; -ENOENT: none; -errno reading the file.
+ */
+int backend_find_cgroup2_mount(const char *mountinfo, char **ret);
 const char *backend_get_state_dir(const Backend *b);
 const Hierarchy *backend_get_model(const Backend *b);
 

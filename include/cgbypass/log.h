@@ -14,6 +14,8 @@
 
 void log_setup(const char *program);
 void log_set_max_level(int level);
+/* Whether stderr is the journal ($JOURNAL_STREAM names its device and inode; see systemd.exec(5)). */
+bool log_to_journal(void);
 int log_get_max_level(void);
 
 /* Logs at @level; returns -abs(@error) so callers can "return log_...". errno = abs(@error) for %m. */

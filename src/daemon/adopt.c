@@ -8,6 +8,7 @@
 #include "cgbypass/log.h"
 #include "adopt.h"
 #include "cgroupfs.h"
+#include "decision-log.h"
 
 /* Directory @path (absolute) beneath @root_fd, through the one opener: never by a symlink or onto another mount */
 static int open_dir(int root_fd, const char *path, int flags) {
@@ -58,7 +59,7 @@ static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, 
                 r = backend_chown(m->backend, sub, st.st_uid, st.st_gid, files);
         if (r < 0)
                 log_warning_errno(r, "Failed to give %s to uid %u, ignoring: %m", sub, (unsigned) st.st_uid);
-        log_info("Adopted %s, made by uid %u in its delegation.", sub, (unsigned) st.st_uid);
+        log_debug("Adopted %s, made by uid %u in its delegation.", sub, (unsigned) st.st_uid);
         return 1;
 }
 
@@ -190,7 +191,7 @@ static int forget_removed(Manager *m, int root_fd, const char *top, bool with_to
                 if (r < 0)
                         log_debug("Keeping %s, whose directory is gone: %s", paths[i], policy_reason_text(r, reason));
                 else {
-                        log_info("Forgot %s: its owner removed it.", paths[i]);
+                        log_debug("Forgot %s: its owner removed it.", paths[i]);
                         removed++;
                 }
         }
@@ -200,7 +201,7 @@ static int forget_removed(Manager *m, int root_fd, const char *top, bool with_to
 int adopt_in_delegations(Manager *m, const char *scope) {
         _cleanup_close_ int root_fd = -1;
         size_t budget = MANAGER_ADOPT_MAX;
-        int n = 0, r;
+        int n = 0, err = 0, r;
 
         if (backend_get_type(m->backend) != BACKEND_SIM || m->config->n_delegates == 0)
                 return 0;
@@ -246,9 +247,13 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                                 continue;
                 }
                 r = adopt_below(m, root_fd, top, path_depth(top) - path_depth(path), &budget);
-                if (r < 0)
-                        return r;
+                if (r < 0) {
+                        err = r;
+                        break;
+                }
                 n += r;
         }
-        return n;
+        /* one line for a look, be it 1 cgroup or 300 (each is a debug line) */
+        decision_log_adopted(MANAGER_ADOPT_MAX - budget, (size_t) n - (MANAGER_ADOPT_MAX - budget), scope);
+        return err < 0 ? err : n;
 }

@@ -15,36 +15,25 @@
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
+#include "decision-log.h"
 #include "delegation.h"
 #include "polkit.h"
 #include "delegation-request.h"
 #include "runtime-delegations.h"
 
 static void log_decision(int level, const Caller *caller, const char *method, const char *cgroup, const char *arg,
-                         const char *decision, const char *detail) {
-        char qc[REQUEST_QUOTE_SIZE], qa[REQUEST_QUOTE_SIZE], uid[16] = "?", pid[16] = "?";
-
-        if (caller && caller->known) {
-                (void) snprintf(uid, sizeof(uid), "%u", (unsigned) caller->uid);
-                if (caller->pid > 0)
-                        (void) snprintf(pid, sizeof(pid), "%d", (int) caller->pid);
-        }
-        (void) log_full_errno(level, 0, "%s%s%s%s%s by uid=%s pid=%s: %s%s%s", method,
-                              cgroup ? " " : "", cgroup ? request_quote(cgroup, qc) : "",
-                              arg ? " " : "", arg ? request_quote(arg, qa) : "",
-                              uid, pid, decision, detail ? ": " : "", strempty(detail));
+                         bool refused, const char *error, const char *detail) {
+        decision_log(&(Decision) { .priority = level, .method = method, .cgroup = cgroup, .argument = arg,
+                                   .caller = caller, .refused = refused, .error = error, .detail = detail });
 }
 
 /* Log a refusal and hand the error to sd-bus, which replies with it. */
 static int refuse(const Caller *caller, const char *method, const char *cgroup, const char *arg, int r,
                   sd_bus_error *error) {
-        _cleanup_free_ char *detail = NULL;
-
         if (sd_bus_error_is_set(error))
-                r = asprintf(&detail, "%s: %s", error->name, strempty(error->message)) < 0 ? -ENOMEM : r;
-        else if (asprintf(&detail, "%s", strerror(-r)) < 0)
-                detail = NULL;
-        log_decision(LOG_NOTICE, caller, method, cgroup, arg, "refused", detail);
+                log_decision(LOG_NOTICE, caller, method, cgroup, arg, true, error->name, error->message);
+        else
+                log_decision(LOG_NOTICE, caller, method, cgroup, arg, true, NULL, strerror(-r));
         return r;
 }
 
@@ -192,7 +181,7 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
                         !auth.action ? "uid 0" :
                         auth.admin ? "administrator, polkit " POLKIT_ACTION_MANAGE :
                         "owner of the delegation, polkit " POLKIT_ACTION_MANAGE_DELEGATED);
-        log_decision(LOG_INFO, &caller, method, cgroup, arg, "applied", detail);
+        log_decision(LOG_INFO, &caller, method, cgroup, arg, false, NULL, detail);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -233,7 +222,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         config_errors_done(&errs);
         if (r < 0)
                 return refuse(&caller, "Reload", NULL, NULL, r, error);
-        log_decision(LOG_INFO, &caller, "Reload", NULL, NULL, "done", NULL);
+        log_decision(LOG_INFO, &caller, "Reload", NULL, NULL, false, NULL, NULL);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -580,7 +569,7 @@ static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_err
         r = manager_add_delegation(m, cgroup, uid, controllers, create, persistent, &why);
         if (r < 0)
                 return refuse(&caller, "AddDelegation", cgroup, arg, bus_error_from_delegation(error, r, why), error);
-        log_decision(LOG_INFO, &caller, "AddDelegation", cgroup, arg, "done",
+        log_decision(LOG_INFO, &caller, "AddDelegation", cgroup, arg, false, NULL,
                      persistent ? "lifetime persistent" : "lifetime cgroup");
         return sd_bus_reply_method_return(msg, NULL);
 }
@@ -624,7 +613,7 @@ static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_
         r = manager_remove_delegation(m, cgroup, NULL, &why);
         if (r < 0)
                 return refuse(&caller, "RemoveDelegation", cgroup, NULL, bus_error_from_delegation(error, r, why), error);
-        log_decision(LOG_INFO, &caller, "RemoveDelegation", cgroup, NULL, "done", NULL);
+        log_decision(LOG_INFO, &caller, "RemoveDelegation", cgroup, NULL, false, NULL, NULL);
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -776,6 +765,10 @@ int manager_run_service(Manager *m) {
         /* the bus gone means no one can reach us: exit, and let the service manager decide */
         (void) sd_bus_set_exit_on_disconnect(m->bus, true);
 
+        r = watch_start(m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to watch the delegations; owners' new cgroups are seen at the next "
+                                  "call that concerns them: %m");
         manager_notify_ready(m);
         log_info("Serving %s on the %s bus: %s backend on '%s', %zu delegation(s), %zu client change(s).",
                  CGBYPASS_BUS_NAME, m->options.bus ?: "system", backend_type_to_string(backend_get_type(m->backend)),

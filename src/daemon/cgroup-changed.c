@@ -86,6 +86,7 @@ void manager_emit_changes(Manager *m, const Snapshot *before) {
         Snapshot after = {};
         size_t i = 0, j = 0;
 
+        watch_mark_dirty(m);    /* cgroups may have come or gone: watch.c follows */
         if (!m->bus || (!before->v && !before->scope))
                 return;
         if (snapshot_take(backend_get_model(m->backend), before->scope, &after) < 0) {

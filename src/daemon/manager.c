@@ -15,6 +15,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_flush(m);
+        watches_done(&m->watches);
         polkit_queries_done(&m->queries);
         sd_bus_slot_unref(m->callers_gone);
         caller_cache_done(&m->callers);
@@ -33,6 +34,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
         if (!m)
                 return -ENOMEM;
         m->options = *o;
+        m->watches.fd = -1;
         *ret = m;
         return 0;
 }

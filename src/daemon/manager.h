@@ -22,6 +22,7 @@
 #include "polkit.h"
 #include "refusal.h"
 #include "request.h"
+#include "watch.h"
 
 /* Limits on what callers control. */
 #define MANAGER_PATH_DEPTH_MAX          256     /* components of a cgroup path in a request */
@@ -51,6 +52,7 @@ typedef struct Manager {
         sd_bus_slot *callers_gone;      /* NameOwnerChanged: callers that disconnect */
         CallerCache callers;            /* callers.c: the bus's word on each connection */
         sd_event_source *sim_save;      /* sim: its state saved a little after a change */
+        Watches watches;                /* watch.c: owners' mkdir and rmdir in their delegations */
         PolkitQueries queries;          /* polkit.c: checks, pending or answered and not yet used */
         bool refresh_warned;            /* a failing refresh is logged once until it works again */
 } Manager;

@@ -38,6 +38,7 @@ ALLOWED = {
     ('src/lib/backend/kernel-scan.c', 'fopen', 'FEATURES_PATH'): '/sys/kernel/cgroup/features, not a cgroup',
     ('src/lib/backend/kernel-scan.c', 'fopen', '"/proc/cmdline"'): 'the kernel command line',
     ('src/lib/backend/kernel-scan.c', 'fopen', '"/proc/cgroups"'): 'the kernel\'s list of controllers',
+    ('src/lib/backend/mountinfo.c', 'fopen', 'mountinfo'): 'a mount table (/proc/self/mountinfo)',
     ('src/lib/trace/trace-parse.c', 'open', 'path'): 'a trace file',
     ('src/trace/cgbypass-tracegen.c', 'fopen', 'path'): 'the trace file it writes',
     # The conformance runner (cgbypass-trace --kernel, cgbypass-conform) replays a

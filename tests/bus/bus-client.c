@@ -13,6 +13,11 @@
  *       reading the answer, and disconnect
  *   bus-client watch [SECONDS]
  *       print "ready", then the path of every CgroupChanged, one per line
+ *   bus-client await mkdir|rmdir DIR CGROUP SECONDS
+ *       subscribe to CgroupChanged, mkdir(2) or rmdir(2) DIR, and wait (no
+ *       call to the daemon) for CgroupChanged of CGROUP; prints
+ *       "latency_ms N.N", the time from the syscall to the signal; exit 1
+ *       when none came in SECONDS
  *   bus-client load own|foreign|undelegated|invalid COUNT CGROUP CONTROLLER
  *       COUNT requests on one connection, each answer checked: own alternates
  *       EnableController and BypassController and reads the state back after
@@ -27,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
@@ -297,6 +303,62 @@ static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         return 0;
 }
 
+struct awaited {
+        const char *path;
+        bool seen;
+};
+
+static int on_awaited(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        struct awaited *a = userdata;
+        const char *path;
+
+        if (sd_bus_message_read(m, "s", &path) > 0 && !strcmp(path, a->path))
+                a->seen = true;
+        return 0;
+}
+
+static double ms_since(const struct timespec *t) {
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (double) (now.tv_sec - t->tv_sec) * 1e3 + (double) (now.tv_nsec - t->tv_nsec) / 1e6;
+}
+
+static int do_await(const char *op, const char *dir, const char *cgroup, long seconds) {
+        struct awaited a = { .path = cgroup };
+        sd_bus *bus = NULL;
+        struct timespec start;
+        int r;
+
+        if (connect_bus(&bus) < 0)
+                return 2;
+        /* AddMatch is answered by the bus, not the daemon: subscribed before the syscall */
+        r = sd_bus_match_signal(bus, NULL, NULL, PATH, IFACE, "CgroupChanged", on_awaited, &a);
+        if (r < 0) {
+                fprintf(stderr, "bus-client: cannot subscribe: %s\n", strerror(-r));
+                return 2;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        r = !strcmp(op, "mkdir") ? mkdir(dir, 0755) : rmdir(dir);
+        if (r < 0) {
+                fprintf(stderr, "bus-client: %s %s: %s\n", op, dir, strerror(errno));
+                return 2;
+        }
+        while (!a.seen && ms_since(&start) < (double) seconds * 1e3) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        break;
+                if (r == 0)
+                        (void) sd_bus_wait(bus, 50 * 1000);
+        }
+        if (a.seen)
+                printf("latency_ms %.1f\n", ms_since(&start));
+        else
+                printf("no CgroupChanged for %s in %ld s\n", cgroup, seconds);
+        sd_bus_flush_close_unref(bus);
+        return a.seen ? 0 : 1;
+}
+
 static int do_watch(long seconds) {
         sd_bus *bus = NULL;
         struct timespec start, now;
@@ -452,11 +514,14 @@ int main(int argc, char *argv[]) {
                 return do_call(argv[i + 1], argv[i + 2], argv + i + 3, argc - i - 3);
         if (!strcmp(argv[i], "abandon") && i + 2 < argc)
                 return do_abandon(strtol(argv[i + 1], NULL, 10), argv[i + 2], argv + i + 3, argc - i - 3);
+        if (!strcmp(argv[i], "await") && argc - i == 5 &&
+            (!strcmp(argv[i + 1], "mkdir") || !strcmp(argv[i + 1], "rmdir")))
+                return do_await(argv[i + 1], argv[i + 2], argv[i + 3], strtol(argv[i + 4], NULL, 10));
         if (!strcmp(argv[i], "watch"))
                 return do_watch(i + 1 < argc ? strtol(argv[i + 1], NULL, 10) : 60);
         if (!strcmp(argv[i], "load") && i + 4 < argc)
                 return do_load(argv[i + 1], strtol(argv[i + 2], NULL, 10), argv[i + 3], argv[i + 4]);
 usage:
-        fprintf(stderr, "usage: bus-client [--no-interactive] call|call-sig|abandon|watch|load ...\n");
+        fprintf(stderr, "usage: bus-client [--no-interactive] call|call-sig|abandon|await|watch|load ...\n");
         return 2;
 }

@@ -261,9 +261,10 @@ bus_env_wait_for 20 bus_env_has_name org.cgbypass1 && ok "--bus session serves o
 	not_ok "--bus session" "$(cat "$D/journal.log")"
 c EnableController /srv/owner/none cpu
 bus_env_stop_daemon
-grep -q '^<6>cgbypassd: Serving org.cgbypass1' "$D/journal.log" &&
-	grep -q '^<5>cgbypassd: EnableController /srv/owner/none cpu by uid=0 pid=[0-9]*: refused: org.cgbypass1.Error.NoSuchCgroup' "$D/journal.log" &&
-	ok "under journald: syslog priorities, refusals with uid, pid, cgroup, change and decision" ||
+grep -q '^<6>Serving org.cgbypass1' "$D/journal.log" &&
+	grep -q '^<5>EnableController /srv/owner/none cpu by uid=0 pid=[0-9]*: refused: org.cgbypass1.Error.NoSuchCgroup' "$D/journal.log" &&
+	! grep -q '^<[0-7]>cgbypassd: ' "$D/journal.log" &&
+	ok "under journald: syslog priorities and no program prefix, refusals with uid, pid, cgroup, change and decision" ||
 	not_ok "journald log" "$(cat "$D/journal.log")"
 
 # sd_notify: READY with a STATUS, RELOADING on SIGHUP, STOPPING at the end

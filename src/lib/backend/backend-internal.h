@@ -239,3 +239,8 @@ int model_txn_finish(ModelTxn *txn, Hierarchy **h, int r);
 
 /* Lookup with the model's reasons for failures. */
 int model_lookup(const Hierarchy *h, const char *path, Cgroup **ret, Reason *reterr_reason);
+
+#define BACKEND_MOUNTINFO "/proc/self/mountinfo"
+
+/* -ENOMEDIUM and why, for a @cgroup_root that auto cannot use; names the cgroup2 mount of @mountinfo if elsewhere. */
+int backend_not_cgroup2(const char *cgroup_root, const char *mountinfo, char **reterr_msg);

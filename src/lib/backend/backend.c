@@ -208,6 +208,25 @@ static int open_state_dir(Backend *b, const char *state_dir, char **reterr_msg) 
         return 0;
 }
 
+int backend_not_cgroup2(const char *cgroup_root, const char *mountinfo, char **reterr_msg) {
+        _cleanup_free_ char *mnt = NULL;
+        char *real = realpath(cgroup_root, NULL);
+        bool elsewhere;
+
+        /* a hybrid host (cgroup v1 at /sys/fs/cgroup, cgroup2 at .../unified) has the real thing elsewhere */
+        elsewhere = backend_find_cgroup2_mount(mountinfo, &mnt) >= 0 && !streq(mnt, cgroup_root) &&
+                !streq_ptr(mnt, real);
+        free(real);
+        if (elsewhere)
+                return backend_msg(reterr_msg, -ENOMEDIUM,
+                                   "'%s' is not a writable cgroup2 mount and the kernel has no cgroup bypass mode; "
+                                   "cgroup2 is mounted at '%s' (a hybrid host?): use --cgroup-root %s", cgroup_root,
+                                   mnt, mnt);
+        return backend_msg(reterr_msg, -ENOMEDIUM,
+                           "'%s' is not a writable cgroup2 mount and the kernel has no cgroup bypass mode; "
+                           "use --backend sim to simulate a hierarchy in a plain directory", cgroup_root);
+}
+
 static int detect_type(const char *cgroup_root, BackendType *ret, char **reterr_msg) {
         _cleanup_close_ int fd = -1;
         bool writable = false;
@@ -224,9 +243,7 @@ static int detect_type(const char *cgroup_root, BackendType *ret, char **reterr_
                 *ret = BACKEND_EMULATED;
                 return 0;
         }
-        return backend_msg(reterr_msg, -ENOMEDIUM,
-                           "'%s' is not a writable cgroup2 mount and the kernel has no cgroup bypass mode; "
-                           "use --backend sim to simulate a hierarchy in a plain directory", cgroup_root);
+        return backend_not_cgroup2(cgroup_root, BACKEND_MOUNTINFO, reterr_msg);
 }
 
 int backend_open_with(BackendType type, const char *cgroup_root, const char *state_dir,

@@ -10,6 +10,7 @@
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/inotify.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <inttypes.h>
@@ -153,6 +154,20 @@ int cgfs_open_dir(int root_fd, const char *path, int flags, int *ret_fd) {
                 return fd;
         *ret_fd = fd;
         return 0;
+}
+
+int cgfs_add_watch(int inotify_fd, int root_fd, const char *path, uint32_t mask) {
+        _cleanup_close_ int fd = -1;
+        char proc[64];
+        int wd, r;
+
+        r = cgfs_open_dir(root_fd, path, O_PATH, &fd);
+        if (r < 0)
+                return r;
+        /* the directory that was vetted, by its fd: a path could be swapped under us */
+        (void) snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        wd = inotify_add_watch(inotify_fd, proc, mask);
+        return wd < 0 ? -errno : wd;
 }
 
 /* The directory holding the last component of @path (O_PATH), and that component. */

@@ -11,6 +11,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -30,6 +31,13 @@ int cgfs_open_root(const char *path, int *ret_fd);
 
 /* Open @path (a directory) beneath @root_fd with @flags (O_PATH, O_RDONLY, ...). */
 int cgfs_open_dir(int root_fd, const char *path, int flags, int *ret_fd);
+
+/*
+ * inotify_add_watch(2) of directory @path beneath @root_fd, resolved as
+ * cgfs_open_dir() does (no symlink, no other mount). Return: the watch
+ * descriptor or -errno.
+ */
+int cgfs_add_watch(int inotify_fd, int root_fd, const char *path, uint32_t mask);
 
 /* Whether @fd is on cgroup2 (-ENOMEDIUM if not), and writable by us (@ret_writable). */
 int cgfs_check_cgroup2(int fd, bool *ret_writable);

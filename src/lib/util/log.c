@@ -30,6 +30,10 @@ void log_setup(const char *name) {
                 max_level = LOG_DEBUG;
 }
 
+bool log_to_journal(void) {
+        return journal;
+}
+
 void log_set_max_level(int level) {
         max_level = level;
 }
@@ -51,8 +55,9 @@ int log_full_errno(int level, int error, const char *fmt, ...) {
                 va_start(ap, fmt);
                 (void) vsnprintf(buf, sizeof(buf), fmt, ap);
                 va_end(ap);
+                /* the journal names the program itself (SYSLOG_IDENTIFIER, _COMM): no prefix there */
                 if (journal)
-                        fprintf(stderr, "<%d>%s: %s\n", level, program, buf);
+                        fprintf(stderr, "<%d>%s\n", level, buf);
                 else
                         fprintf(stderr, "%s: %s\n", program, buf);
         }

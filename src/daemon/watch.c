@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Owners' mkdir and rmdir in their delegations, seen through inotify. */
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "cgbypass/log.h"
+#include "cgroupfs.h"
+#include "manager.h"
+#include "watch.h"
+
+/*
+ * IN_ONLYDIR: a delegation's directory is vetted before it is watched, but
+ * not atomically with the watch. IN_MOVED_*: a cgroup2 directory cannot be
+ * renamed across parents, within one it can (cgroup_rename()).
+ */
+#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR | IN_EXCL_UNLINK)
+
+static WatchEntry *find_wd(Watches *w, int wd) {
+        for (size_t i = 0; i < w->n; i++)
+                if (w->v[i].wd == wd)
+                        return &w->v[i];
+        return NULL;
+}
+
+static WatchEntry *find_path(Watches *w, const char *path) {
+        for (size_t i = 0; i < w->n; i++)
+                if (streq(w->v[i].path, path))
+                        return &w->v[i];
+        return NULL;
+}
+
+static void drop_entry(Watches *w, WatchEntry *e, bool rm) {
+        if (rm)
+                (void) inotify_rm_watch(w->fd, e->wd);
+        free(e->path);
+        *e = w->v[--w->n];
+}
+
+/* The delegation that holds @path (its root, in m->config), or NULL. */
+static const char *delegation_of(const Manager *m, const char *path) {
+        for (size_t i = 0; i < m->config->n_delegates; i++)
+                if (cgroup_path_is_at_or_below(path, m->config->delegates[i].path))
+                        return m->config->delegates[i].path;
+        return NULL;
+}
+
+static int add_one(Manager *m, Watches *w, int root_fd, const char *path) {
+        int wd;
+
+        if (find_path(w, path))
+                return 0;
+        if (w->n >= WATCH_MAX) {
+                if (!w->full_warned)
+                        log_warning("Watching %d cgroups in delegations already; the others' new children are "
+                                    "seen at the next call that concerns them.", WATCH_MAX);
+                w->full_warned = true;
+                return 0;
+        }
+        if (w->n == w->cap) {
+                size_t cap = w->cap ? w->cap * 2 : 16;
+                WatchEntry *v = reallocarray(w->v, cap, sizeof(WatchEntry));
+                if (!v)
+                        return -ENOMEM;
+                w->v = v;
+                w->cap = cap;
+        }
+        wd = cgfs_add_watch(w->fd, root_fd, streq(path, "/") ? "." : path + 1, WATCH_MASK);
+        if (wd < 0) {
+                /* gone already, or no more watches for root (fs.inotify.max_user_watches) */
+                log_debug("Cannot watch %s: %s", path, strerror(-wd));
+                return 0;
+        }
+        /* inotify gives one wd per inode: a second path to it replaces nothing */
+        if (find_wd(w, wd))
+                return 0;
+        w->v[w->n].path = strdup(path);
+        if (!w->v[w->n].path) {
+                (void) inotify_rm_watch(w->fd, wd);
+                return -ENOMEM;
+        }
+        w->v[w->n++].wd = wd;
+        return 1;
+}
+
+int watch_sync(Manager *m) {
+        Watches *w = &m->watches;
+        const Hierarchy *h = backend_get_model(m->backend);
+        _cleanup_close_ int root_fd = -1;
+        int added = 0, r;
+
+        w->dirty = false;
+        if (w->fd < 0)
+                return 0;
+        /* watches of cgroups that are gone, or no longer delegated */
+        for (size_t i = w->n; i-- > 0;)
+                if (!manager_has_cgroup(m, w->v[i].path) || !delegation_of(m, w->v[i].path))
+                        drop_entry(w, &w->v[i], true);
+        if (m->config->n_delegates == 0)
+                return 0;
+        r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to open '%s' to watch the delegations: %m",
+                                         backend_get_root(m->backend));
+        for (size_t i = 0; i < m->config->n_delegates; i++) {
+                Cgroup *top;
+
+                if (hierarchy_lookup(h, m->config->delegates[i].path, &top) < 0)
+                        continue;
+                for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top)) {
+                        _cleanup_free_ char *path = NULL;
+
+                        r = cgroup_path(c, &path);
+                        if (r >= 0)
+                                r = add_one(m, w, root_fd, path);
+                        if (r < 0)
+                                return log_oom();
+                        added += r;
+                }
+        }
+        return added;
+}
+
+/* The refresh, after a burst of events. */
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Watches *w = &m->watches;
+        _cleanup_free_ char *scope = TAKE_PTR(w->scope);
+        bool all = w->all;
+        int added;
+
+        w->pending = w->all = false;
+        (void) manager_refresh(m, all ? NULL : scope);
+        added = watch_sync(m);
+        /*
+         * A child made in a new cgroup before its watch was there sent no
+         * event: look once more where watches were added.
+         */
+        if (added > 0) {
+                w->all = true;
+                w->pending = true;
+                (void) sd_event_source_set_time_relative(w->timer, 0);
+                (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
+static void schedule(Manager *m, const char *delegation) {
+        Watches *w = &m->watches;
+
+        if (!delegation || (w->pending && !w->all && !streq_ptr(w->scope, delegation))) {
+                w->all = true;
+                free(w->scope);
+                w->scope = NULL;
+        } else if (!w->pending && !w->all) {
+                free(w->scope);
+                w->scope = strdup(delegation);
+                if (!w->scope)
+                        w->all = true;
+        }
+        if (w->pending)
+                return;         /* the timer of the burst's first event runs it */
+        w->pending = true;
+        if (sd_event_source_set_time_relative(w->timer, WATCH_COALESCE_USEC) < 0 ||
+            sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT) < 0) {
+                log_warning("Failed to arm the refresh timer; refreshing now.");
+                (void) on_timer(w->timer, 0, m);
+        }
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        Watches *w = &m->watches;
+        /* aligned as struct inotify_event, as inotify(7) shows */
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        ssize_t len;
+
+        len = read(fd, buf, sizeof(buf));
+        if (len < 0)
+                return errno == EAGAIN || errno == EINTR ? 0 : log_warning_errno(-errno, "Failed to read inotify events: %m");
+        for (char *p = buf; p < buf + len;) {
+                const struct inotify_event *e = (const struct inotify_event *) p;
+                WatchEntry *we;
+
+                p += sizeof(struct inotify_event) + e->len;
+                if (e->mask & IN_Q_OVERFLOW) {
+                        log_debug("inotify queue overflow: looking at every delegation.");
+                        schedule(m, NULL);
+                        continue;
+                }
+                we = find_wd(w, e->wd);
+                if (!we)
+                        continue;
+                if (e->mask & IN_IGNORED) {
+                        /* the directory went (rmdir): the kernel dropped the watch */
+                        drop_entry(w, we, false);
+                        continue;
+                }
+                /* a cgroup's files come and go with controllers: only directories are cgroups */
+                if (!(e->mask & IN_ISDIR))
+                        continue;
+                log_debug("inotify: %s %s/%s", e->mask & (IN_CREATE | IN_MOVED_TO) ? "mkdir" : "rmdir",
+                          streq(we->path, "/") ? "" : we->path, e->len ? e->name : "");
+                schedule(m, delegation_of(m, we->path));
+        }
+        return 0;
+}
+
+static int on_post(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->watches.dirty)
+                (void) watch_sync(m);
+        return 0;
+}
+
+void watch_mark_dirty(Manager *m) {
+        m->watches.dirty = true;
+}
+
+int watch_start(Manager *m) {
+        Watches *w = &m->watches;
+        int r;
+
+        w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (w->fd < 0)
+                return -errno;
+        r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, m);
+        if (r >= 0)
+                r = sd_event_add_time_relative(m->event, &w->timer, CLOCK_MONOTONIC, WATCH_COALESCE_USEC, 0,
+                                               on_timer, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_add_post(m->event, &w->post, on_post, m);
+        if (r < 0)
+                return r;
+        r = watch_sync(m);
+        return r < 0 ? r : 0;
+}
+
+void watches_done(Watches *w) {
+        w->io = sd_event_source_disable_unref(w->io);
+        w->timer = sd_event_source_disable_unref(w->timer);
+        w->post = sd_event_source_disable_unref(w->post);
+        for (size_t i = 0; i < w->n; i++)
+                free(w->v[i].path);
+        free(w->v);
+        free(w->scope);
+        if (w->fd >= 0)
+                (void) close(w->fd);
+        *w = (Watches) { .fd = -1 };
+}
