@@ -30,6 +30,7 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         DesiredSet d = {};
         ClientChanges next = {};
         Snapshot before = {};
+        ApplyOutcome outcome = APPLY_REFUSED;
         size_t writes = 0;
         int r;
 
@@ -61,7 +62,7 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
                 goto finish;
         (void) client_changes_prune(&next, c);
 
-        r = manager_apply_with(m, &d, &next, errs, &writes);
+        r = manager_apply_with(m, &d, &next, errs, &writes, &outcome);
         if (r == -EINVAL) {
                 for (size_t i = 0; i < config_errors_count(errs); i++)
                         log_error("%s", config_errors_get(errs, i));
@@ -71,7 +72,9 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
                 goto finish;
         }
         if (r < 0) {
-                r = refusal_set_detail(ret_refusal, REFUSAL_APPLY_FAILED, NULL) ?: r;
+                r = refusal_set_detail(ret_refusal, outcome == APPLY_LEFT_BETWEEN ? REFUSAL_APPLY_LEFT :
+                                       outcome == APPLY_NOT_RECORDED ? REFUSAL_NOT_RECORDED :
+                                       REFUSAL_APPLY_FAILED, NULL) ?: r;
                 goto finish;
         }
 

@@ -15,6 +15,28 @@ static int op_undo(Backend *b, const PlanOp *op) {
         return backend_write(b, op->path, op->file, op->undo, NULL);
 }
 
+/* Undo p->ops[0..n) in reverse; each undo restores the state the next one expects. */
+static void undo_first(const Plan *p, size_t n, Backend *b, ApplyFailure *f) {
+        for (size_t j = n; j-- > 0;) {
+                int q = op_undo(b, &p->ops[j]);
+                if (q < 0) {
+                        f->undo_error = q;
+                        f->undo_index = j;
+                        return;
+                }
+                f->undone++;
+        }
+}
+
+int plan_unapply(const Plan *p, Backend *b, ApplyFailure *reterr) {
+        ApplyFailure f = { .index = p->n_ops };
+
+        undo_first(p, p->n_ops, b, &f);
+        if (reterr)
+                *reterr = f;
+        return f.undo_error;
+}
+
 int plan_apply(const Plan *p, Backend *b, ApplyFailure *reterr) {
         for (size_t i = 0; i < p->n_ops; i++) {
                 Reason reason = REASON_NONE;
@@ -23,16 +45,7 @@ int plan_apply(const Plan *p, Backend *b, ApplyFailure *reterr) {
                         continue;
 
                 ApplyFailure f = { .index = i, .error = r, .reason = reason };
-                /* back out in reverse: each undo restores the state the next one expects */
-                for (size_t j = i; j-- > 0;) {
-                        int q = op_undo(b, &p->ops[j]);
-                        if (q < 0) {
-                                f.undo_error = q;
-                                f.undo_index = j;
-                                break;
-                        }
-                        f.undone++;
-                }
+                undo_first(p, i, b, &f);
                 if (reterr)
                         *reterr = f;
                 return r;
