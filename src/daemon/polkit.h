@@ -32,7 +32,7 @@
  * org.cgbypass1.Error.Busy at once; the others are served.
  */
 #define POLKIT_QUERIES_MAX              96      /* checks pending at once, below the bus's 128 */
-#define POLKIT_QUERIES_PER_UID_MAX      16      /* ... for one caller uid */
+#define POLKIT_QUERIES_PER_UID_MAX      32      /* ... for one caller uid */
 
 typedef struct PolkitQuery PolkitQuery;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * polkit_may_ask(), the limits on pending polkit checks: below the bus's 128
- * pending replies of cgbypassd's connection, 16 per caller uid, and the last
- * 16 places for callers without a pending check, so that no callers can keep
+ * pending replies of cgbypassd's connection, 32 per caller uid, and the last
+ * 32 places for callers without a pending check, so that no callers can keep
  * a new one from being asked about.
  */
 #include <check.h>
@@ -14,12 +14,12 @@ static const struct {
         bool ok;
 } cases[] = {
         { 0, 0, true },
-        { 15, 15, true },
-        { 16, 16, false },                      /* the caller's own limit */
-        { 32, 16, false },
-        { 32, 0, true },                        /* two callers at their limit: a third is asked about */
-        { 79, 15, true },                       /* 79 + 16 < 96 */
-        { 80, 1, false },                       /* the last 16 places: only for callers with none */
+        { 31, 31, true },
+        { 32, 32, false },                      /* the caller's own limit */
+        { 64, 32, false },
+        { 64, 0, true },                        /* two callers at their limit: a third is asked about */
+        { 63, 31, true },                       /* 63 + 32 < 96 */
+        { 64, 1, false },                       /* the last 32 places: only for callers with none */
         { 80, 0, true },
         { 95, 0, true },
         { 96, 0, false },                       /* all places taken */
@@ -32,10 +32,10 @@ START_TEST(test_may_ask) {
 }
 END_TEST
 
-/* the sizes: below the bus's 128, and room for at least 5 callers at their limit plus a new one */
+/* the sizes: below the bus's 128, and room for two callers at their limit plus a third */
 START_TEST(test_sizes) {
         ck_assert_uint_lt(POLKIT_QUERIES_MAX, 128);
-        ck_assert_uint_ge(POLKIT_QUERIES_MAX, 6 * POLKIT_QUERIES_PER_UID_MAX);
+        ck_assert_uint_ge(POLKIT_QUERIES_MAX, 3 * POLKIT_QUERIES_PER_UID_MAX);
 }
 END_TEST
 
