@@ -164,7 +164,7 @@ view() {
 }
 if mount --bind "$D/state" "$D/state" 2>/dev/null && mount -o remount,bind,ro "$D/state" 2>/dev/null; then
 	for call in "$alice EnableController /alice/busy $X" "$alice SetSubtreeControl /alice/job +$X" \
-		"root BypassController /alice/job $X" "root SetSubtreeControl / +$X"; do
+		"root BypassController /alice/job $X" "root EnableController /alice/busy $X"; do
 		set -- $call
 		who=$1
 		shift
