@@ -61,10 +61,8 @@ dump() {
 	(
 		cd "$1" || exit 1
 		find . -printf '%p %y %M\n' | LC_ALL=C sort
-		find . -type f -print | LC_ALL=C sort | while read -r f; do
-			printf '== %s\n' "$f"
-			cat "$f" 2>&1
-		done
+		# every line of every file, with its file and line number: one process, not one per file
+		grep -rn --binary-files=text "" . | LC_ALL=C sort
 	)
 }
 # the daemon's own view of the cgroups the calls touch
