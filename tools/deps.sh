@@ -14,7 +14,8 @@ set -euo pipefail
 profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
-	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc)
+	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc
+	mount util-linux)  # tests/bus/test-record.sh: a tmpfs and a read-only bind mount as the state directory
 
 case "$profile" in
 build) pkgs=("${build_pkgs[@]}") ;;

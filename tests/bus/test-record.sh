@@ -179,6 +179,7 @@ make_ro && apply_once read-only
 make_rw
 out=$("$daemon" --apply-once --config "$D/c.conf" --config-dir "$D/conf.d" --cgroup-root "$root" \
 	--state-directory "$state" 2>&1)
-[ $? -eq 0 ] && [ -d "$root/B/new" ] && ok "writable again: --apply-once applies" || not_ok "--apply-once" "$out"
+st=$?
+[ $st -eq 0 ] && [ -d "$root/B/new" ] && ok "writable again: --apply-once applies" || not_ok "--apply-once" "$out"
 
 bus_env_done
