@@ -25,7 +25,7 @@ profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
 	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc libglib2.0-bin python3
-	util-linux clang libclang-rt-14-dev)
+	mount util-linux clang libclang-rt-14-dev)
 package_pkgs=(build-essential dpkg-dev debhelper lintian git)
 
 case "$profile" in

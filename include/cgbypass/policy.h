@@ -178,7 +178,20 @@ typedef struct ApplyFailure {
  * in reverse order (a write by writing its undo value, a mkdir by rmdir), so
  * the hierarchy is as before. A value write (PlanOp.if_differs) reads its file
  * first and is skipped when the file already shows the value; otherwise
- * what the file showed becomes its undo. Return: 0; the failing operation's
+ * what the file showed becomes its undo (PlanOp.undo, kept for
+ * plan_unapply(); NULL when it was skipped). Return: 0; the failing operation's
  * -errno (then @reterr says what happened, including an undo that failed too).
  */
-int plan_apply(const Plan *p, Backend *b, ApplyFailure *reterr);
+int plan_apply(Plan *p, Backend *b, ApplyFailure *reterr);
+
+/**
+ * plan_unapply() - take back a plan that plan_apply() made in full
+ *
+ * By the plan's own inverse operations, in reverse, never by planning
+ * again: what the plan changed and a new plan would leave alone (a
+ * controller no configuration names) goes back too. For a change whose
+ * record could not be written. Return: 0, the hierarchy is as before the
+ * plan; the -errno of the first undo that failed (@reterr: which one, and
+ * how many were undone before it), the hierarchy is then between the two.
+ */
+int plan_unapply(const Plan *p, Backend *b, ApplyFailure *reterr);

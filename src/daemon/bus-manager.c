@@ -54,7 +54,12 @@ int bus_error_from_change(sd_bus_error *error, int r, const Refusal *f, const Ch
         case REFUSAL_NOT_RECORDED:
                 return sd_bus_error_setf(error, BUS_ERROR_FAILED,
                                          "cgbypassd could not record the change in its state directory (%s); "
-                                         "nothing was changed", strerror(-r));
+                                         "it was taken back: the hierarchy is as before", strerror(-r));
+        case REFUSAL_NOT_RECORDED_LEFT:
+                return sd_bus_error_setf(error, BUS_ERROR_FAILED,
+                                         "cgbypassd could not record the change in its state directory (%s), "
+                                         "and taking it back failed: the hierarchy is between the old and the "
+                                         "new state until the next reload (see the journal)", strerror(-r));
         default:
                 return r;
         }
@@ -83,6 +88,15 @@ int bus_error_from_reload(sd_bus_error *error, int r, const Refusal *f, const Co
         case REFUSAL_REREAD_FAILED:
                 return sd_bus_error_setf(error, BUS_ERROR_FAILED, "Re-reading the hierarchy failed: %s; nothing was "
                                          "changed, the running configuration is kept", f->detail);
+        case REFUSAL_NOT_RECORDED:
+                return sd_bus_error_setf(error, BUS_ERROR_FAILED, "The configuration was applied but could not be "
+                                         "recorded in the state directory (%s); it was taken back: the hierarchy "
+                                         "is as before and the running configuration is kept", strerror(-r));
+        case REFUSAL_APPLY_LEFT:
+                return sd_bus_error_setf(error, BUS_ERROR_FAILED, "Applying the configuration failed (%s), and "
+                                         "taking it back failed too: the hierarchy is between the old and the "
+                                         "new configuration until the next reload (see the journal)",
+                                         strerror(-r));
         default:
                 return r;
         }

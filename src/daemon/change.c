@@ -140,18 +140,10 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
 
         r = manager_save_state(m, NULL, &next);
         if (r < 0) {
-                _cleanup_(plan_freep) Plan *back = NULL;
-                PolicyErrors ignored = {};
-
-                log_error_errno(r, "Failed to record the change of %s in '%s', undoing it: %m", req->cgroup,
+                log_error_errno(r, "Failed to record the change of %s in '%s', taking it back: %m", req->cgroup,
                                 manager_state_dir(m));
-                /* back to what is recorded */
-                if (plan_subtree(m, req->cgroup, &m->changes, &back, &ignored) < 0 ||
-                    plan_apply(back, m->backend, &f) < 0)
-                        log_error("Failed to undo the change of %s; the hierarchy differs from the recorded state "
-                                  "until the next reload.", req->cgroup);
-                policy_errors_done(&ignored);
-                r = refusal_set_detail(ret_refusal, REFUSAL_NOT_RECORDED, NULL) ?: r;
+                r = refusal_set_detail(ret_refusal, manager_take_back(m, p, "the change") < 0 ?
+                                       REFUSAL_NOT_RECORDED_LEFT : REFUSAL_NOT_RECORDED, NULL) ?: r;
                 goto finish;
         }
 

@@ -63,8 +63,10 @@ static void help(void) {
                "stock kernel the nearest legal configuration; sim works in a plain directory,\n"
                "without root. auto picks native, else emulated.\n"
                "\n"
-               "Exit status: 0 on success; 1 when the configuration is refused or applying it\n"
-               "failed (the hierarchy is then as before); 2 for bad usage.\n"
+               "Exit status: 0 on success; 1 when the configuration is refused or applying or\n"
+               "recording it failed (the hierarchy is then as before); 2 for bad usage; 3 when\n"
+               "applying or recording failed and so did taking it back (the hierarchy is then\n"
+               "between the old and the new state).\n"
                "\n"
                "See cgbypassd(8) and cgbypassd.conf(5).\n");
 }
@@ -167,7 +169,7 @@ static int parse_argv(int argc, char *argv[], Mode *mode, ManagerOptions *o) {
  * MODE_CHECK_CONFIG) or apply (MODE_APPLY_ONCE, MODE_SERVICE). Every
  * configuration problem is printed; the rest was logged where it happened.
  */
-static int prepare(Mode mode, const ManagerOptions *o, Manager **ret) {
+static int prepare(Mode mode, const ManagerOptions *o, Manager **ret, ApplyOutcome *ret_outcome) {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(plan_freep) Plan *p = NULL;
         ConfigErrors errs = CONFIG_ERRORS_INIT;
@@ -187,7 +189,7 @@ static int prepare(Mode mode, const ManagerOptions *o, Manager **ret) {
                 }
                 if (apply) {
                         (void) manager_log_drift(m);
-                        r = manager_apply(m, &errs, &writes);
+                        r = manager_apply(m, &errs, &writes, ret_outcome);
                 } else
                         r = manager_plan(m, &p, &errs);
         }
@@ -217,10 +219,24 @@ static int prepare(Mode mode, const ManagerOptions *o, Manager **ret) {
         return 0;
 }
 
+/* Exit status 3: applying failed and so did taking it back; the hierarchy is not as before. */
+#define EXIT_LEFT_BETWEEN 3
+
 static int run_offline(Mode mode, const ManagerOptions *o) {
         _cleanup_(manager_freep) Manager *m = NULL;
+        ApplyOutcome outcome = APPLY_REFUSED;
+        int r;
 
-        return prepare(mode, o, &m);
+        r = prepare(mode, o, &m, &outcome);
+        if (r >= 0)
+                return 0;
+        if (outcome == APPLY_LEFT_BETWEEN) {
+                log_error("The hierarchy is between the old and the new state; see the errors above.");
+                return EXIT_LEFT_BETWEEN;
+        }
+        if (outcome == APPLY_NOT_RECORDED || outcome == APPLY_FAILED)
+                log_error("Nothing was changed: the hierarchy is as before.");
+        return 1;
 }
 
 /* Bring the hierarchy to the configuration (with the client changes kept), then serve. */
@@ -228,7 +244,7 @@ static int run_service(const ManagerOptions *o) {
         _cleanup_(manager_freep) Manager *m = NULL;
         int r;
 
-        r = prepare(MODE_SERVICE, o, &m);
+        r = prepare(MODE_SERVICE, o, &m, NULL);
         if (r < 0)
                 return r;
         return manager_run_service(m);
@@ -245,8 +261,6 @@ int main(int argc, char *argv[]) {
                 return r < 0 ? 2 : 0;
 
         if (mode == MODE_SERVICE)
-                r = run_service(&o);
-        else
-                r = run_offline(mode, &o);
-        return r < 0 ? 1 : 0;
+                return run_service(&o) < 0 ? 1 : 0;
+        return run_offline(mode, &o);
 }

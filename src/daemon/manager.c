@@ -469,13 +469,46 @@ int manager_save_state(Manager *m, const DesiredSet *desired, const ClientChange
         return r;
 }
 
-/* Plan @desired with @changes over it, apply, save. @changes may lose entries (plan_with()). */
-int manager_apply_with(Manager *m, const DesiredSet *desired, ClientChanges *changes, ConfigErrors *errs,
-                      size_t *ret_writes) {
-        _cleanup_(plan_freep) Plan *p = NULL;
+/*
+ * The record of @p could not be written: take @p back by the inverse
+ * operations it recorded itself, not by planning back to the record (a new
+ * plan leaves alone what no configuration names, such as an owner's
+ * controller). Return: 0, the hierarchy is as before @p; or the -errno of
+ * the undo that failed, the hierarchy is then between the two.
+ */
+int manager_take_back(Manager *m, const Plan *p, const char *what) {
         ApplyFailure f = {};
         int r;
 
+        r = plan_unapply(p, m->backend, &f);
+        if (r < 0) {
+                const PlanOp *op = &p->ops[f.undo_index];
+
+                log_error_errno(r, "Failed to take back %s: the undo of operation %zu (%s %s%s%s) failed: %m. "
+                                "%zu of %zu operation(s) undone; the hierarchy is between the old and the new "
+                                "state until the next reload.", what, f.undo_index,
+                                op->type == PLAN_OP_MKDIR ? "mkdir" : "write", op->path, op->file ? "/" : "",
+                                strempty(op->file), f.undone, p->n_ops);
+                return r;
+        }
+        /* a backend that saved its state before the failing record (emulated): the hierarchy as it is again */
+        if (backend_get_type(m->backend) != BACKEND_SIM && p->n_ops > 0)
+                (void) backend_save(m->backend);
+        log_notice("Took back %s: %zu operation(s) undone; the hierarchy is as before.", what, p->n_ops);
+        return 0;
+}
+
+/* Plan @desired with @changes over it, apply, save. @changes may lose entries (plan_with()). */
+int manager_apply_with(Manager *m, const DesiredSet *desired, ClientChanges *changes, ConfigErrors *errs,
+                      size_t *ret_writes, ApplyOutcome *ret_outcome) {
+        _cleanup_(plan_freep) Plan *p = NULL;
+        ApplyOutcome dummy;
+        ApplyFailure f = {};
+        int r;
+
+        if (!ret_outcome)
+                ret_outcome = &dummy;
+        *ret_outcome = APPLY_REFUSED;
         r = plan_with(m, desired, changes, &p, errs);
         if (r >= 0)
                 r = plan_drop_in_sync(p, m->backend);
@@ -484,22 +517,29 @@ int manager_apply_with(Manager *m, const DesiredSet *desired, ClientChanges *cha
         r = plan_apply(p, m->backend, &f);
         if (r < 0) {
                 manager_log_apply_failure(p, r, &f);
+                *ret_outcome = f.undo_error < 0 ? APPLY_LEFT_BETWEEN : APPLY_FAILED;
                 return r;
         }
         r = manager_save_state(m, desired, changes);
-        if (r < 0)
-                return log_error_errno(r, "Failed to save the applied state in '%s': %m", manager_state_dir(m));
+        if (r < 0) {
+                log_error_errno(r, "Failed to save the applied state in '%s', taking the configuration back: %m",
+                                manager_state_dir(m));
+                *ret_outcome = manager_take_back(m, p, "the configuration") < 0 ? APPLY_LEFT_BETWEEN :
+                               APPLY_NOT_RECORDED;
+                return r;
+        }
         if (ret_writes)
                 *ret_writes = p->n_ops;
+        *ret_outcome = APPLY_DONE;
         return 0;
 }
 
-int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes) {
+int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes, ApplyOutcome *ret_outcome) {
         Snapshot before;
         int r;
 
         manager_snapshot_for_signals(m, NULL, &before);
-        r = manager_apply_with(m, &m->desired, &m->changes, errs, ret_writes);
+        r = manager_apply_with(m, &m->desired, &m->changes, errs, ret_writes, ret_outcome);
         if (r >= 0)
                 (void) delegation_chown_all(m, NULL);
         manager_emit_changes(m, &before);

@@ -29,6 +29,15 @@
 #define MANAGER_SIM_SAVE_DELAY_USEC     (100 * 1000ULL) /* sim: its state saved this long after a change */
 #define MANAGER_ADOPT_MAX               10000   /* sim: cgroups adopted from owners per refresh */
 
+/* Where an apply left the hierarchy. */
+typedef enum ApplyOutcome {
+        APPLY_DONE,             /* applied and recorded */
+        APPLY_REFUSED,          /* nothing tried: the configuration or the plan was refused */
+        APPLY_FAILED,           /* a write failed; the rest undone: as before */
+        APPLY_NOT_RECORDED,     /* applied, the record failed, taken back: as before */
+        APPLY_LEFT_BETWEEN,     /* an undo failed too: between the old and the new state */
+} ApplyOutcome;
+
 typedef struct ManagerOptions {
         const char *config_file;        /* NULL: CONFIG_MAIN_FILE */
         const char *config_dir;         /* NULL: CONFIG_CONF_DIR */
@@ -103,12 +112,15 @@ int manager_log_drift(Manager *m);
  * manager_apply() - plan, apply all or nothing, save the applied state, hand
  *                   delegated cgroups to their owners
  * @ret_writes: operations made (0: already in sync)
+ * @ret_outcome: what state the hierarchy is in (may be NULL)
  *
- * Logs what it did and, on failure, the failing operation, its errno and
- * the rollback. Return: 0, -EINVAL (configuration refused, see @errs), or
- * the failing operation's -errno.
+ * The applied state is part of the transaction: when it cannot be saved,
+ * what was applied is taken back (manager_take_back()). Logs what it did
+ * and, on failure, the failing operation, its errno and the rollback.
+ * Return: 0, -EINVAL (configuration refused, see @errs), the failing
+ * operation's -errno, or the failing save's.
  */
-int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes);
+int manager_apply(Manager *m, ConfigErrors *errs, size_t *ret_writes, ApplyOutcome *ret_outcome);
 
 /* sim: save a pending state now (at exit; manager_free() does it too). */
 void manager_flush(Manager *m);
@@ -186,6 +198,12 @@ void manager_log_apply_failure(const Plan *p, int r, const ApplyFailure *f);
 /* The backend's state, @desired (NULL: as it is) and @changes. Return: 0 or -errno. */
 int manager_save_state(Manager *m, const DesiredSet *desired, const ClientChanges *changes);
 
-/* Plan @desired with @changes over it, apply, save (@changes may lose entries). Return: 0 or -errno. */
+/*
+ * Plan @desired with @changes over it, apply, save (@changes may lose entries); a failed save takes the
+ * plan back. Return: 0 or -errno; @ret_outcome (may be NULL) as for manager_apply().
+ */
 int manager_apply_with(Manager *m, const DesiredSet *desired, ClientChanges *changes, ConfigErrors *errs,
-                       size_t *ret_writes);
+                       size_t *ret_writes, ApplyOutcome *ret_outcome);
+
+/* Take back @p, applied in full, by its own inverse operations. Return: 0 (as before) or the undo's -errno. */
+int manager_take_back(Manager *m, const Plan *p, const char *what);

@@ -202,6 +202,13 @@ static int polkit_send(PolkitQuery *q, char *const *details) {
                                  interactive ? CGBYPASS_POLKIT_INTERACTIVE_TIMEOUT_USEC : CGBYPASS_POLKIT_TIMEOUT_USEC);
 }
 
+bool polkit_may_ask(unsigned total, unsigned mine) {
+        if (total >= POLKIT_QUERIES_MAX || mine >= POLKIT_QUERIES_PER_UID_MAX)
+                return false;
+        /* the last places are for callers without a pending check */
+        return mine == 0 || total + POLKIT_QUERIES_PER_UID_MAX < POLKIT_QUERIES_MAX;
+}
+
 int polkit_check(PolkitQueries *qs, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
                  pid_t pid, PolkitResult *ret, char **reterr_message) {
         _cleanup_free_ char *key = NULL;
@@ -231,7 +238,7 @@ int polkit_check(PolkitQueries *qs, sd_bus_message *call, const char *action, ch
                 polkit_query_free(q);
         }
 
-        if (qs->n >= POLKIT_QUERIES_MAX || polkit_queries_of(qs, uid) >= POLKIT_QUERIES_PER_UID_MAX)
+        if (!polkit_may_ask(qs->n, polkit_queries_of(qs, uid)))
                 return -EBUSY;
 
         q = calloc(1, sizeof(PolkitQuery));

@@ -18,9 +18,21 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-/* Limits on what callers hold. */
-#define POLKIT_QUERIES_MAX              256     /* checks pending at once */
-#define POLKIT_QUERIES_PER_UID_MAX      64      /* ... for one caller uid */
+/*
+ * Limits on what callers hold, sized to the bus's own: each pending check is
+ * a method call of cgbypassd's connection awaiting polkit's reply, and
+ * dbus-daemon's system bus allows a connection 128 of those
+ * (max_replies_per_connection); past that it fails the call with
+ * LimitsExceeded, whoever it was for. So all checks together stay well below
+ * 128, leaving room for cgbypassd's other calls, and one caller uid holds at
+ * most POLKIT_QUERIES_PER_UID_MAX. A caller uid that holds checks already
+ * never takes the last POLKIT_QUERIES_PER_UID_MAX places: those are kept for
+ * callers with none, so no set of callers, however many checks each sends,
+ * keeps a new caller from being asked about. Over its limit a caller is told
+ * org.cgbypass1.Error.Busy at once; the others are served.
+ */
+#define POLKIT_QUERIES_MAX              96      /* checks pending at once, below the bus's 128 */
+#define POLKIT_QUERIES_PER_UID_MAX      32      /* ... for one caller uid */
 
 typedef struct PolkitQuery PolkitQuery;
 
@@ -49,12 +61,17 @@ typedef enum PolkitResult {
  * @reterr_message: for POLKIT_FAILED, what went wrong (malloc'ed, may be NULL)
  *
  * Interactive authorization is allowed only when @call allows it.
- * Return: 0; -EBUSY when too many checks are pending (POLKIT_QUERIES_MAX,
- * POLKIT_QUERIES_PER_UID_MAX); -ENOMEM; another -errno when the query
- * could not be sent.
+ * Return: 0; -EBUSY when too many checks are pending (polkit_may_ask());
+ * -ENOMEM; another -errno when the query could not be sent.
  */
 int polkit_check(PolkitQueries *qs, sd_bus_message *call, const char *action, char *const *details, uid_t uid,
                  pid_t pid, PolkitResult *ret, char **reterr_message);
+
+/*
+ * polkit_may_ask() - may one more check be sent for a caller uid that has
+ * @mine pending, with @total pending in all? The rule of the limits above.
+ */
+bool polkit_may_ask(unsigned total, unsigned mine);
 
 /**
  * polkit_query_caller() - the caller of @call as its check recorded it

@@ -16,9 +16,11 @@ typedef enum RefusalKind {
         REFUSAL_MODEL,          /* the model or the kernel refused a write: reason, cgroup, file, controller */
         REFUSAL_BREAKS_BELOW,   /* the change would break what is asked for below: detail, the planner's words */
         REFUSAL_NOT_RECORDED,   /* applied, then undone: the state directory could not be written */
+        REFUSAL_NOT_RECORDED_LEFT, /* not recorded, and the undo failed: the hierarchy is not as before */
         REFUSAL_CONFIG_INVALID, /* reload: the problems are in the caller's ConfigErrors */
         REFUSAL_APPLY_FAILED,   /* reload: a write failed; the hierarchy is as before */
         REFUSAL_REREAD_FAILED,  /* reload: the hierarchy could not be read again; detail, why */
+        REFUSAL_APPLY_LEFT,     /* reload: a write or the record failed, and so did an undo */
 } RefusalKind;
 
 typedef struct Refusal {

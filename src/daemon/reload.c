@@ -33,6 +33,7 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         DesiredSet d = {};
         ClientChanges next = {};
         Snapshot before = {};
+        ApplyOutcome outcome = APPLY_REFUSED;
         size_t writes = 0;
         int r;
 
@@ -69,7 +70,7 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
                 goto finish;
         (void) client_changes_prune(&next, c);
 
-        r = manager_apply_with(m, &d, &next, errs, &writes);
+        r = manager_apply_with(m, &d, &next, errs, &writes, &outcome);
         /* -EINVAL without problems recorded is the kernel's refusal of a write (a value, say) */
         if (r == -EINVAL && config_errors_count(errs) > 0) {
                 for (size_t i = 0; i < config_errors_count(errs); i++)
@@ -80,7 +81,9 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
                 goto finish;
         }
         if (r < 0) {
-                r = refusal_set_detail(ret_refusal, REFUSAL_APPLY_FAILED, NULL) ?: r;
+                r = refusal_set_detail(ret_refusal, outcome == APPLY_LEFT_BETWEEN ? REFUSAL_APPLY_LEFT :
+                                       outcome == APPLY_NOT_RECORDED ? REFUSAL_NOT_RECORDED :
+                                       REFUSAL_APPLY_FAILED, NULL) ?: r;
                 goto finish;
         }
 

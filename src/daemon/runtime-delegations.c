@@ -203,6 +203,7 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
         DesiredSet d = {};
         Snapshot before;
         size_t writes = 0, idx;
+        ApplyOutcome outcome = APPLY_REFUSED;
         int r;
 
         if (!parent || !where)
@@ -248,7 +249,7 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
         if (r >= 0)
                 r = client_changes_copy(&m->changes, &next);
         if (r >= 0)
-                r = manager_apply_with(m, &d, &next, &errs, &writes);
+                r = manager_apply_with(m, &d, &next, &errs, &writes, &outcome);
         if (r < 0) {
                 int q;
 
@@ -261,8 +262,10 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
                         r = msg(reterr_msg, r, "Cannot delegate %s: %s", path,
                                 config_errors_get(&errs, config_errors_count(&errs) - 1));
                 else
-                        r = msg(reterr_msg, r, "Failed to apply the delegation of %s: %s; nothing was changed",
-                                path, strerror(-r));
+                        r = msg(reterr_msg, r, "Failed to apply the delegation of %s: %s; %s", path, strerror(-r),
+                                outcome == APPLY_LEFT_BETWEEN ?
+                                "taking it back failed too: the hierarchy is between the two until the next reload" :
+                                "nothing was changed");
                 goto finish;
         }
         /* made now; later, a delegation of lifetime "cgroup" ends with its cgroup */

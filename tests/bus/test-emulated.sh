@@ -163,6 +163,41 @@ bus_env_stop_daemon
 start || not_ok "restart"
 [ "$before" = "$(ksnap)" ] && [ "$(key /alice/job controllers)" = "$X" ] && [ "$(key /alice subtree_control)" = "#$X" ] &&
 	ok "a restart keeps the owner's changes in the kernel" || not_ok "restart" "$(ksnap)"
+# the record is part of the transaction: the state directory read-only (a read-only
+# bind mount over it), the kernel's files byte-identical after each refused change
+kdump() { # every cgroup's directory and files, and the kernel's control files' contents
+	(cd "$scratch" && find . -printf '%p %y\n' | LC_ALL=C sort &&
+		find . \( -name cgroup.subtree_control -o -name cgroup.controllers \) -print | LC_ALL=C sort |
+		while read -r f; do printf '== %s ' "$f"; cat "$f"; done)
+}
+view() {
+	local c
+	for c in / /alice /alice/job /alice/busy; do "$client" call GetCgroup "$c" 2>&1; done
+}
+if mount --bind "$D/state" "$D/state" 2>/dev/null && mount -o remount,bind,ro "$D/state" 2>/dev/null; then
+	for call in "$alice EnableController /alice/busy $X" "$alice SetSubtreeControl /alice/job +$X" \
+		"root BypassController /alice/job $X" "root EnableController /alice/busy $X"; do
+		set -- $call
+		who=$1
+		shift
+		vbefore=$(view)
+		before=$(kdump)
+		if [ "$who" = root ]; then
+			out=$("$client" call "$@" 2>&1)
+			st=$?
+		else
+			as "$who" "$@"
+		fi
+		[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.Failed: "*"taken back: the hierarchy is as before"* ]] &&
+			[ "$before" = "$(kdump)" ] && [ "$vbefore" = "$(view)" ] &&
+			ok "read-only state directory: ${who/$alice/owner} $*: taken back, the kernel's files as before" ||
+			not_ok "read-only state directory: $who $*" "$out $(diff <(echo "$before") <(kdump) | head)"
+	done
+	umount "$D/state"
+else
+	not_ok "cannot bind-mount the state directory read-only"
+fi
+
 kill "$watch_pid" 2>/dev/null
 wait "$watch_pid" 2>/dev/null
 bus_env_stop_daemon

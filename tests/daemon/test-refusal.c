@@ -29,12 +29,21 @@ static const struct {
           BUS_ERROR_IN_USE_BELOW, "Changing cpu in /srv/a/b would break what is asked for below it: the "
           "planner's words", -EBUSY },
         { false, -EROFS, { .kind = REFUSAL_NOT_RECORDED }, BUS_ERROR_FAILED,
-          "could not record the change in its state directory (Read-only file system); nothing was changed", -EIO },
+          "could not record the change in its state directory (Read-only file system); it was taken back: the "
+          "hierarchy is as before", -EIO },
+        { false, -ENOSPC, { .kind = REFUSAL_NOT_RECORDED_LEFT }, BUS_ERROR_FAILED,
+          "(No space left on device), and taking it back failed: the hierarchy is between the old and the new "
+          "state", -EIO },
         { false, -ENOMEM, { .kind = REFUSAL_NONE }, NULL, NULL, -ENOMEM },
         { true, -EINVAL, { .kind = REFUSAL_CONFIG_INVALID }, BUS_ERROR_CONFIG_INVALID,
           "The configuration has 2 problem(s); nothing was changed:\n/etc/x.conf:3: one\n/etc/x.conf:9: two", -EINVAL },
         { true, -EBUSY, { .kind = REFUSAL_APPLY_FAILED }, BUS_ERROR_FAILED,
           "Applying the configuration failed (Device or resource busy); the hierarchy is as before", -EIO },
+        { true, -EROFS, { .kind = REFUSAL_NOT_RECORDED }, BUS_ERROR_FAILED,
+          "could not be recorded in the state directory (Read-only file system); it was taken back: the "
+          "hierarchy is as before", -EIO },
+        { true, -EIO, { .kind = REFUSAL_APPLY_LEFT }, BUS_ERROR_FAILED,
+          "taking it back failed too: the hierarchy is between the old and the new configuration", -EIO },
         { true, -ENOMEM, { .kind = REFUSAL_NONE }, NULL, NULL, -ENOMEM },
 };
 

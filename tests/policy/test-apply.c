@@ -138,11 +138,68 @@ START_TEST(test_kth_failure_changes_nothing) {
 }
 END_TEST
 
+/*
+ * plan_unapply(): a plan made in full is taken back by its own inverses, to
+ * the byte; with the k-th undo failing, it says which and how many were
+ * undone before it.
+ */
+START_TEST(test_unapply) {
+        _cleanup_(backend_freep) Backend *b = NULL;
+        _cleanup_free_ char *msg = NULL;
+        DesiredCgroup after[ELEMENTSOF(before) + 1];
+        Plan *p;
+
+        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), 0);
+        p = plan_for(b, before, ELEMENTSOF(before));
+        ck_assert_int_eq(plan_apply(p, b, NULL), 0);
+        plan_free(p);
+        ck_assert_int_eq(backend_save(b), 0);
+
+        memcpy(after, before, sizeof(before));
+        after[1].sc_bypass = 0;
+        after[1].sc_enable = CPU | PIDS;
+        after[0].sc_enable = CPU | PIDS;
+        after[ELEMENTSOF(before)] = (DesiredCgroup) { .path = "/A/H/I", .create = true };
+        p = plan_for(b, after, ELEMENTSOF(after));
+        ck_assert_uint_ge(p->n_ops, 4);
+
+        _cleanup_free_ char *start = snapshot(b);
+        for (unsigned k = 1; k <= p->n_ops; k++) {
+                Fault f = { .fail_at = k };
+                ApplyFailure af = {};
+
+                ck_assert_int_eq(plan_apply(p, b, NULL), 0);
+                backend_set_fault_hook(b, fail_kth, &f);
+                ck_assert_int_eq(plan_unapply(p, b, &af), -EIO);
+                backend_set_fault_hook(b, NULL, NULL);
+                ck_assert_uint_eq(af.undone, k - 1);
+                ck_assert_uint_eq(af.undo_index, p->n_ops - k);
+                /* the rest, by hand, in reverse, for the next round */
+                for (size_t j = p->n_ops - k + 1; j-- > 0;) {
+                        const PlanOp *op = &p->ops[j];
+                        ck_assert_int_eq(op->type == PLAN_OP_MKDIR ? backend_rmdir(b, op->path, NULL) :
+                                         backend_write(b, op->path, op->file, op->undo, NULL), 0);
+                }
+                _cleanup_free_ char *now = snapshot(b);
+                ck_assert_msg(streq(now, start), "k=%u: not back:\n%s\n--- before:\n%s", k, now, start);
+        }
+
+        ck_assert_int_eq(plan_apply(p, b, NULL), 0);
+        ApplyFailure af = {};
+        ck_assert_int_eq(plan_unapply(p, b, &af), 0);
+        ck_assert_uint_eq(af.undone, p->n_ops);
+        _cleanup_free_ char *now = snapshot(b);
+        ck_assert_msg(streq(now, start), "not back:\n%s\n--- before:\n%s", now, start);
+        plan_free(p);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("apply");
         TCase *tc = tcase_create("rollback");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_kth_failure_changes_nothing);
+        tcase_add_test(tc, test_unapply);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_ENV);

@@ -27,58 +27,65 @@ static int op_do(Backend *b, const PlanOp *op, Reason *reason) {
         return backend_write(b, op->path, op->file, op->value, reason);
 }
 
-static int op_undo(Backend *b, const PlanOp *op, const char *undo) {
+static int op_undo(Backend *b, const PlanOp *op) {
         if (op->type == PLAN_OP_MKDIR)
                 return backend_rmdir(b, op->path, NULL);
-        return backend_write(b, op->path, op->file, undo, NULL);
+        return backend_write(b, op->path, op->file, op->undo, NULL);
 }
 
-int plan_apply(const Plan *p, Backend *b, ApplyFailure *reterr) {
-        /* per operation: done, and a value write's undo (found when it ran) */
-        _cleanup_free_ bool *done = calloc(p->n_ops + 1, sizeof(bool));
-        _cleanup_free_ char **undo = calloc(p->n_ops + 1, sizeof(char *));
-        int r = 0;
-        size_t i;
+/* Undo p->ops[0..n) in reverse; each undo restores the state the next one expects. */
+static void undo_first(const Plan *p, size_t n, Backend *b, ApplyFailure *f) {
+        for (size_t j = n; j-- > 0;) {
+                const PlanOp *op = &p->ops[j];
+                int q;
 
-        if (!done || !undo)
-                return -ENOMEM;
-        for (i = 0; i < p->n_ops; i++) {
-                const PlanOp *op = &p->ops[i];
+                if (op->if_differs && !op->undo)
+                        continue;       /* found in sync: nothing was written */
+                q = op_undo(b, op);
+                if (q < 0) {
+                        f->undo_error = q;
+                        f->undo_index = j;
+                        return;
+                }
+                f->undone++;
+        }
+}
+
+int plan_unapply(const Plan *p, Backend *b, ApplyFailure *reterr) {
+        ApplyFailure f = { .index = p->n_ops };
+
+        undo_first(p, p->n_ops, b, &f);
+        if (reterr)
+                *reterr = f;
+        return f.undo_error;
+}
+
+int plan_apply(Plan *p, Backend *b, ApplyFailure *reterr) {
+        for (size_t i = 0; i < p->n_ops; i++) {
+                PlanOp *op = &p->ops[i];
                 Reason reason = REASON_NONE;
+                int r = 0;
 
-                r = 0;
                 if (op->if_differs) {
-                        r = value_prepare(b, op, &undo[i]);
+                        /* the undo is what the file showed when the write's turn came (NULL: in sync) */
+                        free(op->undo);
+                        op->undo = NULL;
+                        r = value_prepare(b, op, &op->undo);
                         if (r == 0)
                                 continue;
                 }
                 if (r >= 0)
                         r = op_do(b, op, &reason);
-                if (r >= 0) {
-                        done[i] = true;
+                if (r >= 0)
                         continue;
-                }
 
                 ApplyFailure f = { .index = i, .error = r, .reason = reason };
-                /* back out in reverse: each undo restores the state the next one expects */
-                for (size_t j = i; j-- > 0;) {
-                        if (!done[j])
-                                continue;
-                        int q = op_undo(b, &p->ops[j], undo[j] ?: p->ops[j].undo);
-                        if (q < 0) {
-                                f.undo_error = q;
-                                f.undo_index = j;
-                                break;
-                        }
-                        f.undone++;
-                }
+                undo_first(p, i, b, &f);
                 if (reterr)
                         *reterr = f;
-                break;
+                return r;
         }
-        for (size_t j = 0; j < p->n_ops; j++)
-                free(undo[j]);
-        return r < 0 ? r : 0;
+        return 0;
 }
 
 /* Whether @path is @top or below it ("." is above everything). */
