@@ -8,20 +8,22 @@
 #   demo   build + dbus and polkitd (the demo runs the daemon on a private bus)
 #   test   build + what the test suite needs (qemu, linux-source-6.1 and the
 #          kernel build tools, busybox, dbus, polkitd, cgroup-tools, systemd's
-#          systemd-analyze, strace, man-db, groff and mandoc for the man pages)
+#          systemd-analyze, strace, man-db, groff and mandoc for the man pages,
+#          mmdebstrap for the system VM's root file system)
 set -euo pipefail
 
 profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
-	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc)
+	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc
+	mmdebstrap)
 
 case "$profile" in
 build) pkgs=("${build_pkgs[@]}") ;;
 demo) pkgs=("${build_pkgs[@]}" dbus polkitd util-linux passwd) ;;
 test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
 -h | --help)
-	sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 *)
