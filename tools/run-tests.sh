@@ -6,8 +6,9 @@
 #  2. builds twice: build/ (plain) and build-asan/ (-Db_sanitize=address,undefined)
 #  3. builds the VM kernels, patched and stock (kernel/build-kernel.sh; cached
 #     in $CGB_KERNEL_CACHE, default /var/cache/cgbypassd-kernel)
-#  4. runs every meson test in build/, then every test but the VM ones in
-#     build-asan/ (the VM runs build/'s binaries; sanitizers add nothing there)
+#  4. runs every meson test in build/, then every test but the VM ones (suites
+#     kernel and system) in build-asan/ (the VM runs build/'s binaries or the
+#     package; sanitizers add nothing there)
 #  5. ends with one line "N passed, N failed" over both runs
 #
 # usage: tools/run-tests.sh [--no-kernel] [MESON-TEST-ARGS...]
@@ -59,7 +60,7 @@ echo "== meson test (build/)"
 meson test -C build --print-errorlogs "$@" || status=1
 echo "== meson test (build-asan/, ASan+UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	meson test -C build-asan --print-errorlogs --no-suite kernel "$@" || status=1
+	meson test -C build-asan --print-errorlogs --no-suite kernel --no-suite system "$@" || status=1
 
 # meson prints per-test lines; CI reads this closing line
 python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
