@@ -3,34 +3,48 @@
 # Install what cgbypassd needs on Debian 12. Idempotent: only missing packages
 # are installed, and apt's lists are refreshed only when something is missing.
 #
-# usage: tools/deps.sh [build|test]
-#   build  compiler, meson, libsystemd, inih, check, json-c
-#   demo   build + dbus and polkitd (the demo runs the daemon on a private bus)
-#   test   build + what the test suite needs (qemu, linux-source-6.1 and the
-#          kernel build tools, busybox, dbus, polkitd, cgroup-tools, systemd's
-#          systemd-analyze, strace, man-db, groff and mandoc for the man pages,
-#          mmdebstrap for the system VM's root file system)
+# usage: tools/deps.sh [build|demo|package|test]
+#        tools/deps.sh --list PROFILE   print the profile's packages, install nothing
+#   build    compiler, meson, libsystemd, inih, check, json-c
+#   demo     build + dbus and polkitd (the demo runs the daemon on a private bus)
+#   package  build + debhelper, dpkg-dev and lintian (tools/build-deb.sh)
+#   test     build + package + what the test suite needs (qemu, linux-source-6.1
+#            and the kernel build tools, busybox, dbus, polkitd, cgroup-tools,
+#            systemd's systemd-analyze, strace, man-db, groff and mandoc for the
+#            man pages, mmdebstrap for the system VM's root file system); every
+#            tool a script tests for (tests/install/test-deps.sh)
 set -euo pipefail
 
+list=0
+if [ "${1:-}" = --list ]; then
+	list=1
+	shift
+fi
 profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
 	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc
 	mmdebstrap)
+package_pkgs=(build-essential dpkg-dev debhelper lintian)
 
 case "$profile" in
 build) pkgs=("${build_pkgs[@]}") ;;
 demo) pkgs=("${build_pkgs[@]}" dbus polkitd util-linux passwd) ;;
-test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+package) pkgs=("${build_pkgs[@]}" "${package_pkgs[@]}") ;;
+test) pkgs=("${build_pkgs[@]}" "${package_pkgs[@]}" "${test_pkgs[@]}") ;;
 -h | --help)
-	sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 *)
-	echo "deps.sh: unknown profile '$profile' (build or test)" >&2
+	echo "deps.sh: unknown profile '$profile' (build, demo, package or test)" >&2
 	exit 2
 	;;
 esac
+if [ $list -eq 1 ]; then
+	printf '%s\n' "${pkgs[@]}"
+	exit 0
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
