@@ -39,7 +39,8 @@ one of kernel/build-initramfs.sh.
 
 The cache key is a hash of the recipe in this script (the package list, the
 mmdebstrap call, every customization) and of the apt sources file; DIR/debian12-<hash>/ holds
-root/ (the tree), base.cpio.gz (its initramfs) and build-info.
+root/ (the tree), base.cpio.gz (its initramfs) and build-info; a build
+removes the images of other recipes.
 
   --cache DIR    cache directory (default \${CGB_ROOTFS_CACHE:-$CACHE_DEFAULT})
   --sources FILE apt sources for mmdebstrap (default \${CGB_ROOTFS_SOURCES:-$SOURCES_DEFAULT})
@@ -242,6 +243,10 @@ exec 9>"$CACHE/rootfs.lock"
 flock 9
 if [ "$FORCE" = 1 ] || [ ! -s "$IMG/base.cpio.gz" ]; then
 	build_image
+	# images of older recipes are never used again
+	for old in "$CACHE"/debian12-*; do
+		[ "$old" = "$IMG" ] || { log "removing the stale $old"; rm -rf "$old"; }
+	done
 else
 	log "cached: $IMG"
 fi
