@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck disable=SC2016 # dpkg-query's format, and the script run in a namespace, expand there
 #
 # The root file system of the system VM: Debian 12 with systemd as PID 1,
 # made with mmdebstrap from this machine's own apt sources, cached; and, per

@@ -289,9 +289,10 @@ jl=$(journalctl -u cgbypassd.service -b --no-pager -o cat)
 has "journalctl -u cgbypassd: the start-up line" "$jl" '^Serving org.cgbypass1'
 has "journalctl -u cgbypassd: alice's request, with who asked" "$jl" "EnableController $DELEG cpu by uid=$ALICE"
 fields=$(journalctl -u cgbypassd.service -b --no-pager -o verbose | sed -n 's/^ *\([A-Z_][A-Z0-9_]*\)=.*/\1/p' |
-	grep -v '^_' | sort -u | tr '\n' ' ')
-echo "# the daemon's journal fields (trusted _FIELDS left out): $fields"
-has "the messages carry priorities and the syslog identifier" "$(printf '%s\n' $fields)" '^SYSLOG_IDENTIFIER$'
+	grep -v '^_' | sort -u)
+echo "# the daemon's journal fields (trusted _FIELDS left out): $(printf '%s' "$fields" | tr '\n' ' ')"
+has "the messages carry a priority" "$fields" '^PRIORITY$'
+has "... and the syslog identifier" "$fields" '^SYSLOG_IDENTIFIER$'
 
 # ---- coexistence: what systemd does to cgroup.subtree_control ----
 # Slices: does systemd take Delegate=? (systemd.resource-control(5): services,
