@@ -10,9 +10,6 @@
 # usage: tools/build-deb.sh OUTDIR
 # Needs the package profile of tools/deps.sh (debhelper, dpkg-dev).
 # DEB_BUILD_OPTIONS is passed on (default: parallel=NPROC).
-# Without include/cgbypass/cgbypass.h (the client library is not in the tree
-# yet) libcgbypass1 and libcgbypass-dev are left out (build profile
-# pkg.cgbypassd.nolib); the script says so on standard error.
 set -euo pipefail
 
 die() {
@@ -21,7 +18,7 @@ die() {
 }
 case "${1:-}" in
 -h | --help)
-	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 "") die "usage: tools/build-deb.sh OUTDIR" ;;
@@ -32,17 +29,12 @@ for tool in git dpkg-buildpackage dpkg-checkbuilddeps dh; do
 done
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-mkdir -p "$1" || die "cannot make '$1'"
+err=$(mkdir -p "$1" 2>&1) || die "cannot make '$1': ${err##*: }"
 out=$(cd "$1" && pwd)
 [ -f "$top/debian/control" ] || die "no debian/ in $top"
 git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || die "$top is not a git work tree (the file list comes from git)"
 
-profiles=()
-if [ ! -f "$top/include/cgbypass/cgbypass.h" ]; then
-	profiles=(-Ppkg.cgbypassd.nolib)
-	echo "build-deb.sh: no include/cgbypass/cgbypass.h, so no client library: building cgbypassd only" >&2
-fi
-if ! deps=$(cd "$top" && dpkg-checkbuilddeps "${profiles[@]}" 2>&1); then
+if ! deps=$(cd "$top" && dpkg-checkbuilddeps 2>&1); then
 	die "${deps#dpkg-checkbuilddeps: error: } (tools/deps.sh package installs them)"
 fi
 
@@ -59,7 +51,7 @@ mkdir "$src"
 log=$out/build.log
 echo "build-deb.sh: building cgbypassd $version in $work (log: $log)" >&2
 if ! (cd "$src" && DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$(nproc)} \
-	dpkg-buildpackage -b -us -uc "${profiles[@]}") >"$log" 2>&1; then
+	dpkg-buildpackage -b -us -uc) >"$log" 2>&1; then
 	tail -n 40 "$log" | cut -c 1-300 >&2
 	die "dpkg-buildpackage failed; the whole log is $log"
 fi

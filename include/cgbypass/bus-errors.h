@@ -3,35 +3,39 @@
 
 /*
  * The org.cgbypass1.Error.* names: one per distinct reason a request fails,
- * shared by cgbypassd and cgbypassctl through one sd_bus_error_map, so that
+ * defined with their errnos in the installed <cgbypass/cgbypass.h> and
+ * libcgbypass's one sd_bus_error_map, which the daemon links too, so that
  * sd_bus_error_get_errno() works on both sides.
  */
 
 #include <systemd/sd-bus.h>
 
+#include "cgbypass/cgbypass.h"
 #include "cgbypass/reason.h"
 
-#define BUS_ERROR_PREFIX                  "org.cgbypass1.Error."
-#define BUS_ERROR_NOT_DELEGATED           BUS_ERROR_PREFIX "NotDelegated"          /* EPERM: no delegation of yours covers the cgroup */
-#define BUS_ERROR_CONTROLLER_NOT_DELEGATED BUS_ERROR_PREFIX "ControllerNotDelegated" /* EPERM: the delegation does not include the controller */
-#define BUS_ERROR_ACCESS_DENIED           BUS_ERROR_PREFIX "AccessDenied"          /* EACCES: polkit said no (or could not be asked) */
-#define BUS_ERROR_NOT_MANAGED             BUS_ERROR_PREFIX "NotManaged"            /* EPERM: outside what the configuration manages or delegates */
-#define BUS_ERROR_NO_SUCH_CGROUP          BUS_ERROR_PREFIX "NoSuchCgroup"          /* ENOENT */
-#define BUS_ERROR_INVALID_PATH            BUS_ERROR_PREFIX "InvalidPath"           /* EINVAL: not a normalized absolute cgroup path */
-#define BUS_ERROR_UNKNOWN_CONTROLLER      BUS_ERROR_PREFIX "UnknownController"     /* EINVAL */
-#define BUS_ERROR_INVALID_ARGUMENT        BUS_ERROR_PREFIX "InvalidArgument"       /* EINVAL: a malformed change */
-#define BUS_ERROR_ROOT_CGROUP             BUS_ERROR_PREFIX "RootCgroup"            /* EINVAL: not possible on the root */
-#define BUS_ERROR_NOT_BYPASSED_BY_PARENT  BUS_ERROR_PREFIX "NotBypassedByParent"   /* ENOENT */
-#define BUS_ERROR_NOT_AVAILABLE           BUS_ERROR_PREFIX "NotAvailable"          /* ENOENT: the parent neither enables nor bypasses it */
-#define BUS_ERROR_IN_USE_BELOW            BUS_ERROR_PREFIX "InUseBelow"            /* EBUSY: a child enables, bypasses or re-enabled it */
-#define BUS_ERROR_IN_USE_BY_SUBTREE       BUS_ERROR_PREFIX "InUseBySubtree"        /* EBUSY: its own subtree_control names it */
-#define BUS_ERROR_HAS_PROCESSES           BUS_ERROR_PREFIX "HasProcesses"          /* EBUSY: no internal processes */
-#define BUS_ERROR_NOT_SUPPORTED           BUS_ERROR_PREFIX "NotSupported"          /* EOPNOTSUPP: thread mode forbids it */
-#define BUS_ERROR_CONFIG_INVALID          BUS_ERROR_PREFIX "ConfigInvalid"         /* EINVAL: Reload found FILE:LINE problems */
-#define BUS_ERROR_BUSY                    BUS_ERROR_PREFIX "Busy"                  /* EAGAIN: too many requests pending */
-#define BUS_ERROR_FAILED                  BUS_ERROR_PREFIX "Failed"                /* EIO: the kernel refused a write; nothing changed */
+/* the names are the installed header's, so the daemon and its clients share them */
+#define BUS_ERROR_PREFIX                   CGBYPASS_ERROR_PREFIX
+#define BUS_ERROR_NOT_DELEGATED            CGBYPASS_ERROR_NOT_DELEGATED
+#define BUS_ERROR_CONTROLLER_NOT_DELEGATED CGBYPASS_ERROR_CONTROLLER_NOT_DELEGATED
+#define BUS_ERROR_ACCESS_DENIED            CGBYPASS_ERROR_ACCESS_DENIED
+#define BUS_ERROR_NOT_MANAGED              CGBYPASS_ERROR_NOT_MANAGED
+#define BUS_ERROR_NO_SUCH_CGROUP           CGBYPASS_ERROR_NO_SUCH_CGROUP
+#define BUS_ERROR_INVALID_PATH             CGBYPASS_ERROR_INVALID_PATH
+#define BUS_ERROR_UNKNOWN_CONTROLLER       CGBYPASS_ERROR_UNKNOWN_CONTROLLER
+#define BUS_ERROR_INVALID_ARGUMENT         CGBYPASS_ERROR_INVALID_ARGUMENT
+#define BUS_ERROR_ROOT_CGROUP              CGBYPASS_ERROR_ROOT_CGROUP
+#define BUS_ERROR_NOT_BYPASSED_BY_PARENT   CGBYPASS_ERROR_NOT_BYPASSED_BY_PARENT
+#define BUS_ERROR_NOT_AVAILABLE            CGBYPASS_ERROR_NOT_AVAILABLE
+#define BUS_ERROR_IN_USE_BELOW             CGBYPASS_ERROR_IN_USE_BELOW
+#define BUS_ERROR_IN_USE_BY_SUBTREE        CGBYPASS_ERROR_IN_USE_BY_SUBTREE
+#define BUS_ERROR_HAS_PROCESSES            CGBYPASS_ERROR_HAS_PROCESSES
+#define BUS_ERROR_NOT_SUPPORTED            CGBYPASS_ERROR_NOT_SUPPORTED
+#define BUS_ERROR_CONFIG_INVALID           CGBYPASS_ERROR_CONFIG_INVALID
+#define BUS_ERROR_BUSY                     CGBYPASS_ERROR_BUSY
+#define BUS_ERROR_FAILED                   CGBYPASS_ERROR_FAILED
 
-extern const sd_bus_error_map cgbypass_bus_error_map[];
+/* libcgbypass's table (src/libcgbypass/cgbypass-errors.c), registered when it is loaded */
+#define cgbypass_bus_error_map cgbypass_error_map
 
 /**
  * bus_error_name_from_model() - the error name for a change the model, the

@@ -6,9 +6,8 @@
  * the waits around polkit, shared by cgbypassd and cgbypassctl.
  */
 
-#define CGBYPASS_BUS_NAME      "org.cgbypass1"
-#define CGBYPASS_BUS_PATH      "/org/cgbypass1"
-#define CGBYPASS_BUS_INTERFACE "org.cgbypass1.Manager"
+/* CGBYPASS_BUS_NAME, _PATH, _INTERFACE: the installed header's */
+#include "cgbypass/cgbypass.h"
 
 #define CGBYPASS_USEC_PER_SEC 1000000ULL
 

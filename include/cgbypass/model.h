@@ -248,6 +248,19 @@ unsigned cgroup_nr_procs(const Cgroup *c);        /* processes directly in @c */
  */
 int hierarchy_effective_tree(const Hierarchy *h, Controller ctrl, char **ret);
 
+/* Called per effective node: its depth and its member cgroups' paths (NULL-terminated). */
+typedef int (*EffectiveNodeFunc)(unsigned depth, const char *const *members, size_t n_members, void *userdata);
+
+/**
+ * hierarchy_effective_nodes() - the effective hierarchy, node by node
+ *
+ * Calls @f once per line that hierarchy_effective_tree() prints, in that
+ * order, with the same members (GetEffectiveNodes); stops at @f's first
+ * negative return.
+ * Return: 0, -EINVAL (as hierarchy_effective_tree()), -ENOMEM, or @f's error.
+ */
+int hierarchy_effective_nodes(const Hierarchy *h, Controller ctrl, EffectiveNodeFunc f, void *userdata);
+
 /**
  * hierarchy_dump() - the complete state as deterministic text
  *

@@ -4,9 +4,9 @@
 #include <locale.h>
 #include <stdio.h>
 
-#include "cgbypass/bus-errors.h"
 #include "cgbypass/log.h"
 #include "client.h"
+#include "ctl-suggest.h"
 #include "verbs.h"
 
 #define EXIT_USAGE 2
@@ -18,6 +18,12 @@ static void help(void) {
                "and which bypass it, sharing their parent's.\n"
                "\n"
                "Commands:\n");
+        int width = (int) strlen("help [COMMAND]");
+        for (size_t i = 0; i < n_verbs; i++) {
+                int w = (int) (strlen(verbs[i].name) + (*verbs[i].args ? 1 + strlen(verbs[i].args) : 0));
+                if (w > width)
+                        width = w;
+        }
         for (size_t i = 0; i < n_verbs; i++) {
                 char head[64];
                 const char *h = verbs[i].help;
@@ -28,19 +34,24 @@ static void help(void) {
                 for (bool first = true; *h; first = false) {
                         size_t n = strcspn(h, "\n");
 
-                        printf("  %-25s %.*s\n", first ? head : "", (int) n, h);
+                        printf("  %-*s  %.*s\n", width, first ? head : "", (int) n, h);
                         h += n + (h[n] == '\n');
                 }
         }
+        printf("  %-*s  %s\n", width, "help [COMMAND]", "Show this help, or what COMMAND does (as COMMAND --help)");
         printf("\n"
                "Options:\n"
                "  -h --help                 Show this help\n"
                "     --version              Show the version\n"
                "     --bus=system|session   Talk to the daemon on this bus (default: system)\n"
-               "     --json                 Print JSON for programs: objects and arrays as the\n"
-               "                            daemon returns them; 'tree' as nested\n"
-               "                            {\"members\": [...], \"children\": [...]}\n"
+               "     --json                 Print JSON for programs (the schema is in\n"
+               "                            cgbypassctl(1), JSON OUTPUT)\n"
                "     --no-ask-password      Do not ask for a password to authorize a change\n"
+               "     --full                 tree: list every cgroup, fold no run of siblings\n"
+               "     --no-create            delegate: the cgroup must exist already\n"
+               "     --lifetime=cgroup|persistent\n"
+               "                            delegate: end the delegation with the cgroup (the\n"
+               "                            default), or only by 'undelegate'\n"
                "\n"
                "CGROUP is an absolute path below the root of the cgroup2 mount, as in\n"
                "/proc/PID/cgroup (/work.slice/a). Changes need root, polkit's consent, or a\n"
@@ -60,7 +71,20 @@ typedef struct Arguments {
         size_t n_positional;
         bool help;
         bool version;
+        const char *delegate_option;    /* the first option that only 'delegate' takes */
 } Arguments;
+
+static int parse_lifetime(Client *c, const char *value) {
+        if (streq(value, "cgroup"))
+                c->delegation_flags &= ~CGBYPASS_DELEGATION_PERSISTENT;
+        else if (streq(value, "persistent"))
+                c->delegation_flags |= CGBYPASS_DELEGATION_PERSISTENT;
+        else {
+                log_error("--lifetime takes 'cgroup' or 'persistent', not '%s'.", value);
+                return -EINVAL;
+        }
+        return 0;
+}
 
 static int parse_bus(Client *c, const char *value) {
         c->bus_type = bus_type_from_string(value);
@@ -97,6 +121,25 @@ static int parse_argv(int argc, char *argv[], Client *c, Arguments *a) {
                         c->json = true;
                 } else if (streq(arg, "--no-ask-password")) {
                         c->ask_password = false;
+                } else if (streq(arg, "--full")) {
+                        c->full = true;
+                } else if (streq(arg, "--no-create")) {
+                        c->delegation_flags |= CGBYPASS_DELEGATION_NO_CREATE;
+                        a->delegate_option = a->delegate_option ?: "--no-create";
+                } else if (startswith(arg, "--lifetime=")) {
+                        r = parse_lifetime(c, arg + strlen("--lifetime="));
+                        if (r < 0)
+                                return r;
+                        a->delegate_option = a->delegate_option ?: "--lifetime";
+                } else if (streq(arg, "--lifetime")) {
+                        if (i + 1 >= argc) {
+                                log_error("Option '--lifetime' needs a value: cgroup or persistent.");
+                                return -EINVAL;
+                        }
+                        r = parse_lifetime(c, argv[++i]);
+                        if (r < 0)
+                                return r;
+                        a->delegate_option = a->delegate_option ?: "--lifetime";
                 } else if (startswith(arg, "--bus=")) {
                         r = parse_bus(c, arg + strlen("--bus="));
                         if (r < 0)
@@ -120,7 +163,50 @@ static int parse_argv(int argc, char *argv[], Client *c, Arguments *a) {
         return 0;
 }
 
-static int dispatch(Client *c, char **args, size_t n_args) {
+/* the verb @name, or NULL after logging that there is none (and which was meant, if clear) */
+static const Verb *find_verb(const char *name) {
+        const Verb *v = verb_find(name);
+        const char *names[64] = { "help" }, *close;
+
+        if (v)
+                return v;
+        for (size_t i = 0; i < n_verbs && i + 1 < ELEMENTSOF(names); i++)
+                names[i + 1] = verbs[i].name;
+        close = suggest_closest(name, names, ELEMENTSOF(names));
+        if (close)
+                log_error("Unknown command '%s'; did you mean '%s'?", name, close);
+        else
+                log_error("Unknown command '%s'; see 'cgbypassctl --help'.", name);
+        return NULL;
+}
+
+/* 'help', 'help VERB', 'VERB --help' */
+static int run_help(char **args, size_t n_args) {
+        const Verb *v;
+
+        if (n_args == 0) {
+                help();
+                return EXIT_SUCCESS;
+        }
+        if (n_args > 1) {
+                log_error("Too many arguments for 'help'; usage: cgbypassctl help [COMMAND]");
+                return EXIT_USAGE;
+        }
+        if (streq(args[0], "help")) {
+                printf("Usage: cgbypassctl help [COMMAND]\n\n"
+                       "Show the commands and options, or what COMMAND does and takes.\n");
+                return EXIT_SUCCESS;
+        }
+        v = find_verb(args[0]);
+        if (!v)
+                return EXIT_USAGE;
+        verb_print_help(v);
+        return EXIT_SUCCESS;
+}
+
+static int dispatch(Client *c, const Arguments *a) {
+        char **args = a->positional;
+        size_t n_args = a->n_positional;
         const Verb *v;
         int r;
 
@@ -128,9 +214,13 @@ static int dispatch(Client *c, char **args, size_t n_args) {
                 log_error("Missing command; see 'cgbypassctl --help'.");
                 return EXIT_USAGE;
         }
-        v = verb_find(args[0]);
-        if (!v) {
-                log_error("Unknown command '%s'; see 'cgbypassctl --help'.", args[0]);
+        if (streq(args[0], "help"))
+                return run_help(args + 1, n_args - 1);
+        v = find_verb(args[0]);
+        if (!v)
+                return EXIT_USAGE;
+        if (a->delegate_option && !streq(v->name, "delegate")) {
+                log_error("Option '%s' is for 'delegate', not '%s'.", a->delegate_option, v->name);
                 return EXIT_USAGE;
         }
         if (n_args - 1 < v->min_args || n_args - 1 > v->max_args) {
@@ -153,13 +243,8 @@ static int run(int argc, char *argv[]) {
         Arguments a = {};
         int r;
 
+        /* libcgbypass registered the daemon's error names with sd-bus when it was loaded */
         (void) setlocale(LC_ALL, "");
-        /* so that sd_bus_error_get_errno() knows the daemon's errors */
-        r = sd_bus_error_add_map(cgbypass_bus_error_map);
-        if (r < 0) {
-                log_error_errno(r, "Failed to register the bus error names: %m");
-                return EXIT_FAILURE;
-        }
         c.tty = isatty(STDOUT_FILENO);
         c.utf8 = c.tty && streq(nl_langinfo(CODESET), "UTF-8");
 
@@ -172,6 +257,9 @@ static int run(int argc, char *argv[]) {
         if (parse_argv(argc, argv, &c, &a) < 0)
                 return EXIT_USAGE;
         if (a.help) {
+                /* 'VERB --help' is 'help VERB' */
+                if (a.n_positional > 0 && !streq(a.positional[0], "help"))
+                        return run_help(a.positional, 1);
                 help();
                 return EXIT_SUCCESS;
         }
@@ -180,7 +268,7 @@ static int run(int argc, char *argv[]) {
                 return EXIT_SUCCESS;
         }
 
-        r = dispatch(&c, a.positional, a.n_positional);
+        r = dispatch(&c, &a);
         client_done(&c);
         return r;
 }

@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <stdarg.h>
-
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/log.h"
 #include "client.h"
@@ -113,29 +111,17 @@ static int log_call_error(const Client *c, const sd_bus_error *e, int r) {
         return r < 0 ? r : -EIO;
 }
 
-static int client_callv(Client *c, const char *member, sd_bus_message **ret_reply,
-                        const char *types, va_list ap) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        int r;
+int client_bus(Client *c, sd_bus **ret) {
+        int r = client_connect(c);
 
-        r = client_connect(c);
         if (r < 0)
                 return r;
-        r = sd_bus_call_methodv(c->bus, CGBYPASS_BUS_NAME, CGBYPASS_BUS_PATH, CGBYPASS_BUS_INTERFACE,
-                                member, &e, ret_reply, types, ap);
-        if (r < 0)
-                return log_call_error(c, &e, r);
+        *ret = c->bus;
         return 0;
 }
 
-int client_call(Client *c, const char *member, sd_bus_message **ret_reply, const char *types, ...) {
-        va_list ap;
-        int r;
-
-        va_start(ap, types);
-        r = client_callv(c, member, ret_reply, types, ap);
-        va_end(ap);
-        return r;
+int client_result(Client *c, int r, const sd_bus_error *e) {
+        return r < 0 ? log_call_error(c, e, r) : 0;
 }
 
 int client_get_properties(Client *c, sd_bus_message **ret_reply) {

@@ -8,9 +8,11 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 
 #include "cgbypass/bus-names.h"
+#include "cgbypass/cgbypass.h"
 #include "polkit-agent.h"
 
 
@@ -30,6 +32,8 @@ typedef struct Client {
         bool ask_password;
         bool tty;               /* stdout is a terminal: pretty JSON */
         bool utf8;              /* ... and the locale is UTF-8: box-drawing characters */
+        bool full;              /* tree: every member, no folding */
+        uint64_t delegation_flags;      /* delegate: CGBYPASS_DELEGATION_* */
         sd_bus *bus;
         PolkitAgent agent;
 } Client;
@@ -44,16 +48,22 @@ void client_done(Client *c);
 int client_start_agent(Client *c);
 
 /**
- * client_call() - call a method of org.cgbypass1.Manager
- * @member: the method
- * @ret_reply: the reply, or NULL
- * @types: the signature of the arguments that follow, as sd_bus_call_method() takes them
+ * client_bus() - the connection to the daemon's bus, for a libcgbypass call
  *
- * Connects on first use. A failure is logged as the one line the user sees:
- * the daemon's error as "MESSAGE (NAME)", or that the daemon cannot be reached.
- * Return: 0, or a negative errno (logged).
+ * Connects on first use. Return: 0, or a negative errno (logged: the bus is unreachable).
  */
-int client_call(Client *c, const char *member, sd_bus_message **ret_reply, const char *types, ...);
+int client_bus(Client *c, sd_bus **ret);
+
+/**
+ * client_result() - after a libcgbypass call: log its failure as the one
+ * line the user sees (the daemon's error as "MESSAGE (NAME)", or that the
+ * daemon cannot be reached)
+ * @r: what the call returned
+ * @e: the error it set
+ *
+ * Return: 0 when @r >= 0, else a negative errno (logged).
+ */
+int client_result(Client *c, int r, const sd_bus_error *e);
 
 /**
  * client_get_properties() - GetAll of org.cgbypass1.Manager

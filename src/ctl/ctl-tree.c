@@ -27,77 +27,114 @@ static int node_add_child(EffectiveNode *parent, EffectiveNode *child) {
         return 0;
 }
 
+int effective_tree_builder_init(EffectiveTreeBuilder *b) {
+        *b = (EffectiveTreeBuilder) {
+                .top = calloc(1, sizeof(EffectiveNode)),
+                .stack = calloc(EFFECTIVE_TREE_DEPTH_MAX + 1, sizeof(EffectiveNode *)),
+        };
+        if (!b->top || !b->stack) {
+                effective_tree_builder_done(b);
+                return -ENOMEM;
+        }
+        b->stack[0] = b->top;
+        return 0;
+}
+
+void effective_tree_builder_done(EffectiveTreeBuilder *b) {
+        b->top = effective_node_free(b->top);
+        free(b->stack);
+        b->stack = NULL;
+}
+
+int effective_tree_builder_add(EffectiveTreeBuilder *b, unsigned depth, char **members) {
+        _cleanup_(effective_node_freep) EffectiveNode *n = calloc(1, sizeof(*n));
+        int r;
+
+        if (!n) {
+                strv_freep(&members);
+                return -ENOMEM;
+        }
+        n->members = members;
+        while (members && members[n->n_members])
+                n->n_members++;
+        if (depth > b->depth_max || depth >= EFFECTIVE_TREE_DEPTH_MAX || n->n_members == 0)
+                return -EBADMSG;
+        for (size_t i = 0; i < n->n_members; i++)
+                if (members[i][0] != '/')
+                        return -EBADMSG;
+        r = node_add_child(b->stack[depth], n);
+        if (r < 0)
+                return r;
+        b->stack[depth + 1] = TAKE_PTR(n);
+        b->depth_max = depth + 1;
+        return 0;
+}
+
+EffectiveNode *effective_tree_builder_steal(EffectiveTreeBuilder *b) {
+        EffectiveNode *top = TAKE_PTR(b->top);
+
+        effective_tree_builder_done(b);
+        return top;
+}
+
 /* "/A|/A/B" (the line after its indentation) -> members */
-static int node_parse_members(EffectiveNode *n, const char *s, size_t len) {
+static int parse_members(const char *s, size_t len, char ***ret) {
         const char *end = s + len;
+        _cleanup_strv_free_ char **members = NULL;
+        size_t n = 0;
 
         for (const char *p = s;;) {
                 const char *bar = memchr(p, '|', (size_t) (end - p));
                 const char *e = bar ?: end;
                 char **m;
 
-                if (e == p || *p != '/')
+                if (e == p)
                         return -EBADMSG;
-                m = reallocarray(n->members, n->n_members + 2, sizeof(*m));
+                m = reallocarray(members, n + 2, sizeof(*m));
                 if (!m)
                         return -ENOMEM;
-                n->members = m;
-                n->members[n->n_members] = strndup(p, (size_t) (e - p));
-                if (!n->members[n->n_members])
+                members = m;
+                members[n] = strndup(p, (size_t) (e - p));
+                if (!members[n])
                         return -ENOMEM;
-                n->members[++n->n_members] = NULL;
+                members[++n] = NULL;
                 if (!bar)
-                        return 0;
+                        break;
                 p = bar + 1;
         }
+        *ret = TAKE_PTR(members);
+        return 0;
 }
 
 int effective_tree_parse(const char *text, EffectiveNode **ret, unsigned *reterr_line) {
-        _cleanup_(effective_node_freep) EffectiveNode *top = NULL;
-        _cleanup_free_ EffectiveNode **stack = NULL;    /* stack[d]: the last node at depth d - 1 */
-        size_t depth_max = 0;                          /* deepest depth allowed on the next line */
+        EffectiveTreeBuilder b;
         unsigned line = 0;
         int r;
 
-        top = calloc(1, sizeof(*top));
-        stack = calloc(EFFECTIVE_TREE_DEPTH_MAX + 1, sizeof(*stack));
-        if (!top || !stack)
-                return -ENOMEM;
-        stack[0] = top;
-
+        r = effective_tree_builder_init(&b);
+        if (r < 0)
+                return r;
         for (const char *p = text; *p;) {
                 const char *nl = strchr(p, '\n');
                 size_t len = nl ? (size_t) (nl - p) : strlen(p);
-                size_t spaces = strspn(p, " "), depth;
-                _cleanup_(effective_node_freep) EffectiveNode *n = NULL;
+                size_t spaces = strspn(p, " ");
+                char **members = NULL;
 
                 line++;
-                depth = spaces / 2;
-                if (spaces % 2 != 0 || depth > depth_max || depth >= EFFECTIVE_TREE_DEPTH_MAX) {
-                        r = -EBADMSG;
-                        goto fail;
-                }
-                n = calloc(1, sizeof(*n));
-                if (!n)
-                        return -ENOMEM;
-                r = node_parse_members(n, p + spaces, len - spaces);
-                if (r < 0)
-                        goto fail;
-                r = node_add_child(stack[depth], n);
-                if (r < 0)
+                r = spaces % 2 != 0 ? -EBADMSG : parse_members(p + spaces, len - spaces, &members);
+                if (r >= 0)
+                        r = effective_tree_builder_add(&b, spaces / 2 > EFFECTIVE_TREE_DEPTH_MAX ?
+                                                       EFFECTIVE_TREE_DEPTH_MAX : (unsigned) (spaces / 2), members);
+                if (r < 0) {
+                        if (r == -EBADMSG && reterr_line)
+                                *reterr_line = line;
+                        effective_tree_builder_done(&b);
                         return r;
-                stack[depth + 1] = TAKE_PTR(n);
-                depth_max = depth + 1;
+                }
                 p = nl ? nl + 1 : p + len;
         }
-
-        *ret = TAKE_PTR(top);
+        *ret = effective_tree_builder_steal(&b);
         return 0;
-
-fail:
-        if (r == -EBADMSG && reterr_line)
-                *reterr_line = line;
-        return r;
 }
 
 size_t effective_tree_count_members(const EffectiveNode *n) {
@@ -113,23 +150,56 @@ typedef struct TreeGlyphs {
         const char *last;       /* the last child */
         const char *vertical;   /* below a child with more siblings after it */
         const char *space;      /* below the last child */
+        const char *ellipsis;   /* between the first and the last of a folded run */
 } TreeGlyphs;
 
 /* systemd's TREE_BRANCH, TREE_RIGHT, TREE_VERTICAL, TREE_SPACE in both forms */
-static const TreeGlyphs glyphs_utf8 = { "\u251c\u2500", "\u2514\u2500", "\u2502 ", "  " };
-static const TreeGlyphs glyphs_ascii = { "|-", "`-", "| ", "  " };
+static const TreeGlyphs glyphs_utf8 = { "\u251c\u2500", "\u2514\u2500", "\u2502 ", "  ", "\u2026" };
+static const TreeGlyphs glyphs_ascii = { "|-", "`-", "| ", "  ", "..." };
 
-static void node_format_members(const EffectiveNode *n, StrBuf *b) {
-        for (size_t i = 0; i < n->n_members; i++) {
+/* the length of "/a/b" up to its last '/', which siblings share */
+static size_t parent_len(const char *path) {
+        const char *slash = strrchr(path, '/');
+        return slash ? (size_t) (slash - path) : 0;
+}
+
+static bool are_siblings(const char *a, const char *b) {
+        size_t n = parent_len(a);
+        return n == parent_len(b) && strncmp(a, b, n) == 0;
+}
+
+/* whether members[i] has none of its descendants after it (pre-order: they would follow at once) */
+static bool is_leaf(const EffectiveNode *n, size_t i) {
+        size_t len = strlen(n->members[i]);
+
+        return i + 1 >= n->n_members || strncmp(n->members[i + 1], n->members[i], len) != 0 ||
+               n->members[i + 1][len] != '/';
+}
+
+static void node_format_members(const EffectiveNode *n, const TreeGlyphs *g, bool full, StrBuf *b) {
+        for (size_t i = 0; i < n->n_members;) {
+                size_t run = 1;
+
                 if (i > 0)
                         strbuf_append(b, ", ");
-                strbuf_append(b, n->members[i]);
+                /* a run: siblings in a row, none followed by members below it (they would hide in the fold) */
+                if (!full && is_leaf(n, i))
+                        while (i + run < n->n_members && are_siblings(n->members[i], n->members[i + run]) &&
+                               is_leaf(n, i + run))
+                                run++;
+                if (run > EFFECTIVE_TREE_FOLD_MIN) {
+                        strbuf_printf(b, "%s %s %s (%zu cgroups)", n->members[i], g->ellipsis,
+                                      n->members[i + run - 1], run);
+                        i += run;
+                } else
+                        strbuf_append(b, n->members[i++]);
         }
         strbuf_putc(b, '\n');
 }
 
 /* @prefix holds what the ancestors draw in front of @n's children */
-static void node_format_children(const EffectiveNode *n, const TreeGlyphs *g, StrBuf *prefix, StrBuf *b) {
+static void node_format_children(const EffectiveNode *n, const TreeGlyphs *g, bool full, StrBuf *prefix,
+                                 StrBuf *b) {
         for (size_t i = 0; i < n->n_children; i++) {
                 const EffectiveNode *c = n->children[i];
                 bool last = i + 1 == n->n_children;
@@ -137,22 +207,22 @@ static void node_format_children(const EffectiveNode *n, const TreeGlyphs *g, St
 
                 strbuf_append_n(b, prefix->s ?: "", prefix->len);
                 strbuf_append(b, last ? g->last : g->branch);
-                node_format_members(c, b);
+                node_format_members(c, g, full, b);
 
                 strbuf_append(prefix, last ? g->space : g->vertical);
-                node_format_children(c, g, prefix, b);
+                node_format_children(c, g, full, prefix, b);
                 strbuf_truncate(prefix, saved);
         }
 }
 
-int effective_tree_format(const EffectiveNode *top, bool utf8, char **ret) {
+int effective_tree_format(const EffectiveNode *top, bool utf8, bool full, char **ret) {
         const TreeGlyphs *g = utf8 ? &glyphs_utf8 : &glyphs_ascii;
         StrBuf b = STRBUF_INIT, prefix = STRBUF_INIT;
         int r;
 
         for (size_t i = 0; i < top->n_children; i++) {
-                node_format_members(top->children[i], &b);
-                node_format_children(top->children[i], g, &prefix, &b);
+                node_format_members(top->children[i], g, full, &b);
+                node_format_children(top->children[i], g, full, &prefix, &b);
         }
 
         r = prefix.oom ? -ENOMEM : 0;

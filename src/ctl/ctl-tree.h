@@ -26,6 +26,30 @@ typedef struct EffectiveNode {
 EffectiveNode *effective_node_free(EffectiveNode *n);
 DEFINE_POINTER_CLEANUP(EffectiveNode, effective_node_free);
 
+/* Builds the tree from GetEffectiveNodes' (depth, members) pairs, in their order. */
+typedef struct EffectiveTreeBuilder {
+        EffectiveNode *top;             /* a node without members; the depth-0 nodes are its children */
+        EffectiveNode **stack;          /* stack[d]: the last node at depth d - 1 */
+        size_t depth_max;               /* the deepest depth allowed for the next node */
+} EffectiveTreeBuilder;
+
+/* Return: 0, -ENOMEM. */
+int effective_tree_builder_init(EffectiveTreeBuilder *b);
+void effective_tree_builder_done(EffectiveTreeBuilder *b);
+
+/**
+ * effective_tree_builder_add() - the next node
+ * @members: its member cgroups, NULL-terminated; taken in every case
+ *
+ * Return: 0; -EBADMSG for a depth that skips a level or exceeds
+ * EFFECTIVE_TREE_DEPTH_MAX, no member, or a member that is not an absolute
+ * path; -ENOMEM.
+ */
+int effective_tree_builder_add(EffectiveTreeBuilder *b, unsigned depth, char **members);
+
+/* The tree built (the builder is left empty). */
+EffectiveNode *effective_tree_builder_steal(EffectiveTreeBuilder *b);
+
 /**
  * effective_tree_parse() - parse GetEffectiveTree's text
  * @text: the text (a final newline is optional)
@@ -41,17 +65,24 @@ int effective_tree_parse(const char *text, EffectiveNode **ret, unsigned *reterr
 /* The number of member cgroups in @n and below it. */
 size_t effective_tree_count_members(const EffectiveNode *n);
 
+/* More siblings in a row than this are folded by effective_tree_format() */
+#define EFFECTIVE_TREE_FOLD_MIN 5u
+
 /**
  * effective_tree_format() - draw the tree for people
  * @top: as effective_tree_parse() returns it
- * @utf8: draw with box-drawing characters ("├─", "└─", "│ "), else with
- *        ASCII ("|-", "`-", "| ")
- * @ret: one line per node, its members joined by ", "; the depth-0 nodes
- *       start their lines, deeper ones hang from them as in systemd-cgls
+ * @utf8: draw with box-drawing characters ("├─", "└─", "│ ") and "…", else
+ *        with ASCII ("|-", "`-", "| ") and "..."
+ * @full: list every member; else a run of more than EFFECTIVE_TREE_FOLD_MIN
+ *        consecutive members that are siblings is folded to its first and
+ *        last and their count ("/c/s1 … /c/s300 (300 cgroups)")
+ * @ret: one line per node, its members joined by ", " in the daemon's order;
+ *       the depth-0 nodes start their lines, deeper ones hang from them as in
+ *       systemd-cgls
  *
  * Return: 0, -ENOMEM.
  */
-int effective_tree_format(const EffectiveNode *top, bool utf8, char **ret);
+int effective_tree_format(const EffectiveNode *top, bool utf8, bool full, char **ret);
 
 /**
  * effective_tree_to_json() - the tree as nested {"members": [...], "children": [...]}

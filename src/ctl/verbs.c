@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <ctype.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdint.h>
 
 #include "cgbypass/controller.h"
@@ -8,11 +9,11 @@
 #include "cgbypass/strbuf.h"
 #include "ctl-format.h"
 #include "ctl-json.h"
+#include "ctl-suggest.h"
 #include "ctl-tree.h"
 #include "verbs.h"
 
-/* GetCgroup's delegated_to for a cgroup that is not delegated */
-#define UID_NONE UINT32_MAX
+#define UID_NONE CGBYPASS_UID_NONE
 
 /* ---- local checks: cheap ones only; the daemon is the authority ---- */
 
@@ -25,11 +26,22 @@ static int check_cgroup_path(const char *path) {
 }
 
 static int check_controller(const char *name) {
-        if (controller_from_string(name) < 0) {
-                log_error("Unknown controller '%s'.", name);
+        const char *names[_CONTROLLER_MAX], *close;
+
+        if (controller_from_string(name) >= 0)
+                return 0;
+        if (name[0] && strchr("+-#", name[0]) && controller_from_string(name + 1) >= 0) {
+                log_error("'%s' is a change, not a controller name; give the name ('%s').", name, name + 1);
                 return -EINVAL;
         }
-        return 0;
+        FOREACH_CONTROLLER(x)
+                names[x] = controller_to_string(x);
+        close = suggest_closest(name, names, ELEMENTSOF(names));
+        if (close)
+                log_error("Unknown controller '%s'; did you mean '%s'?", name, close);
+        else
+                log_error("Unknown controller '%s'.", name);
+        return -EINVAL;
 }
 
 static int check_cgroup(char **args, size_t n_args) {
@@ -40,9 +52,39 @@ static int check_controller_arg(char **args, size_t n_args) {
         return check_controller(args[0]);
 }
 
-static int check_cgroup_controller(char **args, size_t n_args) {
+/*
+ * enable CGROUP +cpu means what enable CGROUP cpu means: '+' is what the
+ * verb writes. The other signs ask for another verb; say which.
+ */
+static int check_cgroup_controller_sign(char **args, char sign) {
+        const char *x = args[1];
         int r = check_cgroup_path(args[0]);
-        return r < 0 ? r : check_controller(args[1]);
+
+        if (r < 0)
+                return r;
+        if (x[0] == sign && controller_from_string(x + 1) >= 0)
+                args[1] = (char *) x + 1;
+        else if (x[0] == '#' && controller_from_string(x + 1) >= 0) {
+                log_error("'%s' would put %s into bypass; that is 'cgbypassctl bypass %s %s'.", x, x + 1, args[0],
+                          x + 1);
+                return -EINVAL;
+        } else if (x[0] == '+' && controller_from_string(x + 1) >= 0) {
+                log_error("'%s' would re-enable %s; that is 'cgbypassctl enable %s %s'.", x, x + 1, args[0], x + 1);
+                return -EINVAL;
+        } else if (x[0] == '-' && controller_from_string(x + 1) >= 0) {
+                log_error("'%s' would disable %s, which %s's parent decides: 'cgbypassctl set PARENT -%s'.", x,
+                          x + 1, args[0], x + 1);
+                return -EINVAL;
+        }
+        return check_controller(args[1]);
+}
+
+static int check_enable(char **args, size_t n_args) {
+        return check_cgroup_controller_sign(args, '+');
+}
+
+static int check_bypass(char **args, size_t n_args) {
+        return check_cgroup_controller_sign(args, '#');
 }
 
 /* Each change is +NAME, -NAME or #NAME; an argument may hold several, separated by spaces. */
@@ -161,20 +203,31 @@ static int print_fields(const Fields *f) {
         return r < 0 ? log_error_errno(r, "Failed to write the output: %m") : 0;
 }
 
+/* The user name of @uid for JSON: a string, or NULL (JSON null) for a uid without one. Return: 0, -ENOMEM. */
+static int json_add_user(json_object *o, const char *key, uint32_t uid) {
+        struct passwd *pw = uid != UID_NONE ? getpwuid((uid_t) uid) : NULL;
+
+        if (!pw)
+                return json_add_copy(o, key, NULL);
+        return json_add(o, key, json_object_new_string(pw->pw_name));
+}
+
 /* ---- status ---- */
 
+/* GetEffectiveTree's text: from a daemon older than this client (during an upgrade, say) */
 static int get_effective_tree(Client *c, const char *controller, EffectiveNode **ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *text;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *text = NULL;
         unsigned line = 0;
+        sd_bus *bus;
         int r;
 
-        r = client_call(c, "GetEffectiveTree", &reply, "s", controller);
+        r = client_bus(c, &bus);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, "s", &text);
+        r = client_result(c, cgbypass_get_effective_tree(bus, controller, &text, &e), &e);
         if (r < 0)
-                return client_log_parse_error("GetEffectiveTree", r);
+                return r;
         r = effective_tree_parse(text, ret, &line);
         if (r == -EBADMSG)
                 return log_error_errno(r, "Failed to parse the reply to GetEffectiveTree: line %u is "
@@ -182,12 +235,78 @@ static int get_effective_tree(Client *c, const char *controller, EffectiveNode *
         return r < 0 ? log_oom() : 0;
 }
 
-static int get_cgroup(Client *c, const char *path, json_object **ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+static int read_effective_nodes(sd_bus_message *reply, EffectiveTreeBuilder *b) {
         int r;
 
-        r = client_call(c, "GetCgroup", &reply, "s", path);
+        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "(uas)");
+        while (r >= 0) {
+                char **members = NULL;
+                uint32_t depth;
+
+                r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_STRUCT, "uas");
+                if (r <= 0)
+                        break;
+                r = sd_bus_message_read(reply, "u", &depth);
+                if (r >= 0)
+                        r = sd_bus_message_read_strv(reply, &members);
+                if (r >= 0)
+                        r = effective_tree_builder_add(b, depth, members);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        return r < 0 ? r : sd_bus_message_exit_container(reply);
+}
+
+static int get_effective_nodes(Client *c, const char *controller, EffectiveNode **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        EffectiveTreeBuilder b;
+        sd_bus *bus;
+        int r;
+
+        r = client_bus(c, &bus);
+        if (r < 0)
+                return r;
+        r = cgbypass_get_effective_nodes(bus, controller, &reply, &e);
+        if (r < 0 && sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_METHOD))
+                return get_effective_tree(c, controller, ret);
+        r = client_result(c, r, &e);
+        if (r < 0)
+                return r;
+        r = effective_tree_builder_init(&b);
+        if (r < 0)
+                return log_oom();
+        r = read_effective_nodes(reply, &b);
+        if (r < 0) {
+                effective_tree_builder_done(&b);
+                return r == -ENOMEM ? log_oom() : client_log_parse_error("GetEffectiveNodes", r);
+        }
+        *ret = effective_tree_builder_steal(&b);
+        return 0;
+}
+
+static int get_cgroup(Client *c, const char *path, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *bus;
+        int r;
+
+        r = client_bus(c, &bus);
+        if (r < 0)
+                return r;
+        r = client_result(c, cgbypass_get_cgroup(bus, path, &reply, &e), &e);
         return r < 0 ? r : read_a_sv(reply, "GetCgroup", ret);
+}
+
+static int list_delegations(Client *c, sd_bus_message **ret_reply) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *bus;
+        int r;
+
+        r = client_bus(c, &bus);
+        if (r < 0)
+                return r;
+        return client_result(c, cgbypass_list_delegations(bus, ret_reply, &e), &e);
 }
 
 /* the number of entries of ListDelegations */
@@ -196,7 +315,7 @@ static int count_delegations(Client *c, size_t *ret) {
         _cleanup_json_ json_object *list = NULL;
         int r;
 
-        r = client_call(c, "ListDelegations", &reply, NULL);
+        r = list_delegations(c, &reply);
         if (r < 0)
                 return r;
         r = bus_message_read_json(reply, &list);
@@ -232,7 +351,7 @@ static int verb_status(Client *c, char **args, size_t n_args) {
                 const char *first = json_object_get_string(json_object_array_get_idx(controllers, 0));
 
                 if (first) {
-                        r = get_effective_tree(c, first + strspn(first, "+#"), &tree);
+                        r = get_effective_nodes(c, first + strspn(first, "+#"), &tree);
                         if (r < 0)
                                 return r;
                 }
@@ -374,15 +493,21 @@ static int verb_show(Client *c, char **args, size_t n_args) {
         if (!c->json)
                 return show_print_human(cg, args[0]);
 
-        /* the daemon's keys after "cgroup", the uid of "not delegated" as null */
+        /* the daemon's keys after "cgroup"; what does not apply is null (cgbypassctl(1), JSON OUTPUT):
+         * the delegation's keys of a cgroup that is not delegated */
         out = json_object_new_object();
         if (!out || json_add(out, "cgroup", json_object_new_string(args[0])) < 0)
                 return log_oom();
+        bool delegated = cgroup_is_delegated(cg);
         json_object_object_foreach(cg, key, v) {
-                if (streq(key, "delegated_to") && json_object_is_type(v, json_type_int) &&
-                    json_object_get_int64(v) == UID_NONE)
+                if (!delegated && (streq(key, "delegated_to") || streq(key, "delegation") ||
+                                   streq(key, "delegated_controllers")))
                         v = NULL;
                 if (json_add_copy(out, key, v) < 0)
+                        return log_oom();
+                if (streq(key, "delegated_to") &&
+                    json_add_user(out, "delegated_to_user",
+                                  delegated ? (uint32_t) json_object_get_int64(v) : UID_NONE) < 0)
                         return log_oom();
         }
         return print_json(c, out);
@@ -395,7 +520,7 @@ static int verb_tree(Client *c, char **args, size_t n_args) {
         _cleanup_free_ char *text = NULL;
         int r;
 
-        r = get_effective_tree(c, args[0], &tree);
+        r = get_effective_nodes(c, args[0], &tree);
         if (r < 0)
                 return r;
         if (c->json) {
@@ -404,7 +529,7 @@ static int verb_tree(Client *c, char **args, size_t n_args) {
                         return log_oom();
                 return print_json(c, o);
         }
-        r = effective_tree_format(tree, c->utf8, &text);
+        r = effective_tree_format(tree, c->utf8, c->full, &text);
         if (r < 0)
                 return log_oom();
         if (fputs(text, stdout) < 0)
@@ -415,16 +540,27 @@ static int verb_tree(Client *c, char **args, size_t n_args) {
 /* ---- changes ---- */
 
 static int verb_enable(Client *c, char **args, size_t n_args) {
-        return client_call(c, "EnableController", NULL, "ss", args[0], args[1]);
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *bus;
+        int r = client_bus(c, &bus);
+
+        return r < 0 ? r : client_result(c, cgbypass_enable_controller(bus, args[0], args[1], &e), &e);
 }
 
 static int verb_bypass(Client *c, char **args, size_t n_args) {
-        return client_call(c, "BypassController", NULL, "ss", args[0], args[1]);
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *bus;
+        int r = client_bus(c, &bus);
+
+        return r < 0 ? r : client_result(c, cgbypass_bypass_controller(bus, args[0], args[1], &e), &e);
 }
 
 static int verb_set(Client *c, char **args, size_t n_args) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *change = NULL;
         StrBuf b = STRBUF_INIT;
+        sd_bus *bus;
+        int r;
 
         for (size_t i = 1; i < n_args; i++) {
                 if (i > 1)
@@ -433,11 +569,93 @@ static int verb_set(Client *c, char **args, size_t n_args) {
         }
         if (strbuf_steal(&b, &change) < 0)
                 return log_oom();
-        return client_call(c, "SetSubtreeControl", NULL, "ss", args[0], change);
+        r = client_bus(c, &bus);
+        return r < 0 ? r : client_result(c, cgbypass_set_subtree_control(bus, args[0], change, &e), &e);
 }
 
 static int verb_reload(Client *c, char **args, size_t n_args) {
-        return client_call(c, "Reload", NULL, NULL);
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *bus;
+        int r = client_bus(c, &bus);
+
+        return r < 0 ? r : client_result(c, cgbypass_reload(bus, &e), &e);
+}
+
+/* ---- run-time delegations ---- */
+
+/* USER: a name from the user database, or a uid (which needs no entry: user-namespace ranges) */
+static int parse_user(const char *s, uint32_t *ret) {
+        struct passwd *pw;
+        char *end;
+
+        if (s[0] >= '0' && s[0] <= '9') {
+                unsigned long long u;
+
+                errno = 0;
+                u = strtoull(s, &end, 10);
+                if (errno != 0 || *end || u >= UID_NONE)
+                        return -EINVAL;
+                *ret = (uint32_t) u;
+                return 0;
+        }
+        errno = 0;
+        pw = getpwnam(s);
+        if (!pw)
+                return errno > 0 ? -errno : -ESRCH;
+        *ret = (uint32_t) pw->pw_uid;
+        return 0;
+}
+
+static int check_delegate(char **args, size_t n_args) {
+        uint32_t uid;
+        int r;
+
+        r = check_cgroup_path(args[0]);
+        if (r < 0)
+                return r;
+        r = parse_user(args[1], &uid);
+        if (r == -EINVAL) {
+                log_error("'%s' is not a uid (0 to %" PRIu32 ").", args[1], UID_NONE - 1);
+                return r;
+        }
+        if (r < 0) {
+                log_error("Unknown user '%s': no such user name (give a uid for a user without one).", args[1]);
+                return r;
+        }
+        for (size_t i = 2; i < n_args; i++) {
+                r = check_controller(args[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int verb_delegate(Client *c, char **args, size_t n_args) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char **controllers = calloc(n_args - 1, sizeof(char *));
+        sd_bus *bus;
+        uint32_t uid;
+        int r;
+
+        if (!controllers)
+                return log_oom();
+        for (size_t i = 2; i < n_args; i++)
+                controllers[i - 2] = args[i];
+        r = parse_user(args[1], &uid);
+        if (r < 0)
+                return log_error_errno(r, "Failed to look up user '%s': %m", args[1]);
+        r = client_bus(c, &bus);
+        if (r < 0)
+                return r;
+        return client_result(c, cgbypass_add_delegation(bus, args[0], uid, controllers, c->delegation_flags, &e), &e);
+}
+
+static int verb_undelegate(Client *c, char **args, size_t n_args) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *bus;
+        int r = client_bus(c, &bus);
+
+        return r < 0 ? r : client_result(c, cgbypass_remove_delegation(bus, args[0], &e), &e);
 }
 
 /* ---- delegations ---- */
@@ -515,6 +733,7 @@ static int delegations_print_json(const Client *c, const Delegation *d, size_t n
                 if (json_append(a, o) < 0 ||
                     json_add(o, "cgroup", json_object_new_string(d[i].cgroup)) < 0 ||
                     json_add(o, "uid", json_object_new_int64(d[i].uid)) < 0 ||
+                    json_add_user(o, "user", d[i].uid) < 0 ||
                     json_add(o, "controllers", json_new_strv(d[i].controllers)) < 0)
                         return log_oom();
         }
@@ -529,7 +748,7 @@ static int verb_delegations(Client *c, char **args, size_t n_args) {
         Table t;
         int r;
 
-        r = client_call(c, "ListDelegations", &reply, NULL);
+        r = list_delegations(c, &reply);
         if (r < 0)
                 return r;
         r = read_delegations(reply, &d, &n);
@@ -562,24 +781,68 @@ static int verb_delegations(Client *c, char **args, size_t n_args) {
 
 const Verb verbs[] = {
         { "status",      "",                  0, 0,        0,            NULL,
-          verb_status,      "Show the daemon's version, backend, cgroup root and counts" },
+          verb_status,      "Show the daemon's version, backend, cgroup root and counts",
+          "Reads the daemon's properties (Version, Backend, CgroupRoot), the root cgroup's\n"
+          "controllers, the number of cgroups and the number of delegations." },
         { "show",        "CGROUP",            1, 1,        0,            check_cgroup,
-          verb_show,        "Show a cgroup's controllers, subtree control, type and owner" },
+          verb_show,        "Show a cgroup's controllers, subtree control, type and owner",
+          "Prints GetCgroup's answer: the controllers the cgroup has (bypassed ones with '#'),\n"
+          "those it gives its children, its type, whose css each controller uses, its children,\n"
+          "and the delegation that covers it. Any cgroup can be shown, managed or not." },
         { "tree",        "CONTROLLER",        1, 1,        0,            check_controller_arg,
-          verb_tree,        "Draw the controller's effective hierarchy (cgroups sharing a css)" },
-        { "enable",      "CGROUP CONTROLLER", 2, 2,        VERB_CHANGES, check_cgroup_controller,
-          verb_enable,      "Re-enable a controller that the cgroup's parent bypasses" },
-        { "bypass",      "CGROUP CONTROLLER", 2, 2,        VERB_CHANGES, check_cgroup_controller,
-          verb_bypass,      "Return a re-enabled controller to bypass" },
+          verb_tree,        "Draw the controller's effective hierarchy (cgroups sharing a css)",
+          "One line per css of CONTROLLER: the cgroup that has it, then the cgroups that share\n"
+          "it because they bypass or lack the controller, in pre-order, children in the order\n"
+          "the kernel made them. More than 5 sibling cgroups in a row are folded to the first\n"
+          "and the last and their count ('/c/s1 ... /c/s300 (300 cgroups)'); --full lists\n"
+          "every one. With --json, nodes nest: {\"members\": [...], \"children\": [...]}." },
+        { "enable",      "CGROUP CONTROLLER", 2, 2,        VERB_CHANGES, check_enable,
+          verb_enable,      "Re-enable a controller that the cgroup's parent bypasses",
+          "Writes +CONTROLLER to CGROUP/cgroup.controllers, so that the cgroup gets a css of\n"
+          "its own while its parent bypasses the controller. CONTROLLER may be given as +NAME.\n"
+          "Needs root, a delegation of CGROUP and CONTROLLER to you, or polkit's consent." },
+        { "bypass",      "CGROUP CONTROLLER", 2, 2,        VERB_CHANGES, check_bypass,
+          verb_bypass,      "Return a re-enabled controller to bypass",
+          "Writes #CONTROLLER to CGROUP/cgroup.controllers: the cgroup shares its parent's css\n"
+          "again. CONTROLLER may be given as #NAME. Authorized as 'enable'." },
         { "set",         "CGROUP CHANGE...",  2, SIZE_MAX, VERB_CHANGES, check_set,
           verb_set,         "Change the cgroup's subtree control: +NAME enables, -NAME disables,\n"
-                            "#NAME bypasses (quote '#' from the shell)" },
+                            "#NAME bypasses (quote '#' from the shell)",
+          "Applies the changes to CGROUP/cgroup.subtree_control, all or nothing, for example\n"
+          "'cgbypassctl set /work.slice +cpu \\#io -memory'. Controllers not named keep their state." },
         { "delegations", "",                  0, 0,        0,            NULL,
-          verb_delegations, "List the subtrees delegated to owners, and their controllers" },
+          verb_delegations, "List the subtrees delegated to owners, and their controllers",
+          "Lists every delegation, from the configuration and made at run time: its root\n"
+          "cgroup, its owner, and the controllers the owner may switch below it." },
+        { "delegate",    "CGROUP USER CONTROLLER...", 3, SIZE_MAX, VERB_CHANGES, check_delegate,
+          verb_delegate,    "Delegate a subtree to a user at run time (AddDelegation)",
+          "Hands CGROUP to USER (a user name, or a uid that needs no user entry) with the\n"
+          "controllers the owner may switch below it, as a [delegate] section would. The cgroup\n"
+          "is made if missing (--no-create: it must exist). The delegation ends when the cgroup\n"
+          "is removed (--lifetime=persistent: only by 'undelegate'). Needs root or polkit's\n"
+          "org.cgbypass1.delegate." },
+        { "undelegate",  "CGROUP",            1, 1,        VERB_CHANGES, check_cgroup,
+          verb_undelegate,  "End a run-time delegation (RemoveDelegation)",
+          "Ends the run-time delegation of CGROUP: its files go back to root; the cgroups stay.\n"
+          "A delegation from the configuration ends only there." },
         { "reload",      "",                  0, 0,        VERB_CHANGES, NULL,
-          verb_reload,      "Re-read the configuration and apply it" },
+          verb_reload,      "Re-read the configuration and apply it",
+          "The same as 'systemctl reload cgbypassd'. A configuration with problems is refused\n"
+          "with every FILE:LINE problem listed; the running state stays." },
 };
 const size_t n_verbs = ELEMENTSOF(verbs);
+
+void verb_print_help(const Verb *v) {
+        printf("Usage: cgbypassctl [OPTIONS...] %s%s%s\n\n", v->name, *v->args ? " " : "", v->args);
+        for (const char *h = v->help; *h;) {
+                size_t n = strcspn(h, "\n");
+
+                /* the one-line summary, its continuation lines joined */
+                printf("%.*s%s", (int) n, h, h[n] == '\n' ? " " : ".\n\n");
+                h += n + (h[n] == '\n');
+        }
+        printf("%s\n\nSee 'cgbypassctl --help' for the options, and cgbypassctl(1).\n", v->details);
+}
 
 const Verb *verb_find(const char *name) {
         for (size_t i = 0; i < n_verbs; i++)

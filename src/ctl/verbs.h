@@ -22,11 +22,15 @@ typedef struct Verb {
         VerbFlags flags;
         int (*check)(char **args, size_t n_args);       /* NULL: nothing to check */
         int (*run)(Client *c, char **args, size_t n_args);
-        const char *help;
+        const char *help;               /* one line for --help (continued on a second, if need be) */
+        const char *details;            /* the paragraph of 'VERB --help' */
 } Verb;
 
 extern const Verb verbs[];
 extern const size_t n_verbs;
+
+/* 'cgbypassctl VERB --help': usage, summary, details. */
+void verb_print_help(const Verb *v);
 
 /* NULL if there is no verb @name. */
 const Verb *verb_find(const char *name);

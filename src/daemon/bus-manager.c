@@ -375,6 +375,54 @@ static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus
         return sd_bus_reply_method_return(msg, "s", tree);
 }
 
+static int append_effective_node(unsigned depth, const char *const *members, size_t n_members, void *userdata) {
+        sd_bus_message *reply = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, "uas");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "u", (uint32_t) depth);
+        if (r >= 0)
+                r = sd_bus_message_append_strv(reply, (char **) members);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+/* GetEffectiveTree's lines as data: a cgroup name may hold '|' or spaces, a line cannot say so */
+static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *m = userdata;
+        const char *name;
+        Controller x;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &name);
+        if (r < 0)
+                return r;
+        x = controller_from_string(name);
+        if (x < 0) {
+                char q[REQUEST_QUOTE_SIZE];
+                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER, "There is no controller named '%s'",
+                                         request_quote(name, q));
+        }
+        (void) manager_refresh(m, NULL);
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(uas)");
+        if (r >= 0)
+                r = hierarchy_effective_nodes(backend_get_model(m->backend), x, append_effective_node, reply);
+        if (r == -EINVAL)
+                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
+                                         "The controller '%s' has no hierarchy here: not built into this kernel, "
+                                         "or not a cgroup2 controller", name);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_list_delegations(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *m = userdata;
@@ -454,6 +502,11 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_ARGS("s", controller),
                                 SD_BUS_RESULT("s", tree),
                                 method_get_effective_tree,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetEffectiveNodes",
+                                SD_BUS_ARGS("s", controller),
+                                SD_BUS_RESULT("a(uas)", nodes),
+                                method_get_effective_nodes,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListDelegations",
                                 SD_BUS_NO_ARGS,

@@ -26,11 +26,15 @@ static EffectiveNode *parse_ok(const char *text) {
         return t;
 }
 
-static char *draw(const EffectiveNode *t, bool utf8) {
+static char *draw_full(const EffectiveNode *t, bool utf8, bool full) {
         char *s = NULL;
 
-        ck_assert_int_eq(effective_tree_format(t, utf8, &s), 0);
+        ck_assert_int_eq(effective_tree_format(t, utf8, full, &s), 0);
         return s;
+}
+
+static char *draw(const EffectiveNode *t, bool utf8) {
+        return draw_full(t, utf8, false);
 }
 
 static char *to_json(const EffectiveNode *t) {
@@ -234,6 +238,85 @@ START_TEST(test_too_deep) {
 }
 END_TEST
 
+/* "/c" owning the css of /c/s1 ... /c/sN, which bypass it, and /c/x with a child */
+static char *cluster_text(unsigned n) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        ck_assert_ptr_nonnull(f);
+        fputs("/\n  /c", f);
+        for (unsigned i = 1; i <= n; i++)
+                fprintf(f, "|/c/s%u", i);
+        fputs("|/c/x|/c/x/y\n", f);
+        ck_assert_int_eq(fclose(f), 0);
+        return text;
+}
+
+START_TEST(test_fold_long_cluster) {
+        _cleanup_free_ char *text = cluster_text(300), *ascii = NULL, *utf8 = NULL, *full = NULL;
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok(text);
+
+        ascii = draw(t, false);
+        ck_assert_str_eq(ascii, "/\n`-/c, /c/s1 ... /c/s300 (300 cgroups), /c/x, /c/x/y\n");
+        utf8 = draw(t, true);
+        ck_assert_str_eq(utf8, "/\n\u2514\u2500/c, /c/s1 \u2026 /c/s300 (300 cgroups), /c/x, /c/x/y\n");
+        /* --full: every member, in the daemon's order */
+        full = draw_full(t, false, true);
+        ck_assert_ptr_nonnull(strstr(full, "\n`-/c, /c/s1, /c/s2, /c/s3, "));
+        ck_assert_ptr_nonnull(strstr(full, ", /c/s299, /c/s300, /c/x, /c/x/y\n"));
+        ck_assert_ptr_null(strstr(full, "..."));
+}
+END_TEST
+
+START_TEST(test_fold_threshold) {
+        _cleanup_free_ char *at = cluster_text(EFFECTIVE_TREE_FOLD_MIN), *over = cluster_text(EFFECTIVE_TREE_FOLD_MIN + 1);
+        _cleanup_(effective_node_freep) EffectiveNode *t5 = parse_ok(at), *t6 = parse_ok(over);
+        _cleanup_free_ char *d5 = draw(t5, false), *d6 = draw(t6, false);
+
+        /* /c/x has a member below it: it ends the run, which it would hide */
+        ck_assert_str_eq(d5, "/\n`-/c, /c/s1, /c/s2, /c/s3, /c/s4, /c/s5, /c/x, /c/x/y\n");
+        ck_assert_str_eq(d6, "/\n`-/c, /c/s1 ... /c/s6 (6 cgroups), /c/x, /c/x/y\n");
+}
+END_TEST
+
+/* GetEffectiveNodes' pairs build the same tree as the text */
+START_TEST(test_builder) {
+        _cleanup_(effective_node_freep) EffectiveNode *parsed = parse_ok(doc_example), *built = NULL;
+        _cleanup_free_ char *a = NULL, *b = NULL;
+        static const struct {
+                unsigned depth;
+                const char *members[5];
+        } nodes[] = {
+                { 0, { "/" } },
+                { 1, { "/A", "/A/B", "/A/B/C", "/A/B/C/D" } },
+                { 2, { "/A/B/C/D/E", "/A/B/C/D/E/F" } },
+                { 2, { "/A/B/G" } },
+        };
+        EffectiveTreeBuilder builder;
+
+        ck_assert_int_eq(effective_tree_builder_init(&builder), 0);
+        for (size_t i = 0; i < ELEMENTSOF(nodes); i++) {
+                char **m = calloc(5, sizeof(char *));
+                for (size_t j = 0; nodes[i].members[j]; j++)
+                        m[j] = strdup(nodes[i].members[j]);
+                ck_assert_int_eq(effective_tree_builder_add(&builder, nodes[i].depth, m), 0);
+        }
+        /* a level skipped, an empty node, a relative member: refused, and taken */
+        char **bad = calloc(2, sizeof(char *));
+        bad[0] = strdup("/x");
+        ck_assert_int_eq(effective_tree_builder_add(&builder, 4, bad), -EBADMSG);
+        ck_assert_int_eq(effective_tree_builder_add(&builder, 1, calloc(1, sizeof(char *))), -EBADMSG);
+        bad = calloc(2, sizeof(char *));
+        bad[0] = strdup("x");
+        ck_assert_int_eq(effective_tree_builder_add(&builder, 1, bad), -EBADMSG);
+        built = effective_tree_builder_steal(&builder);
+        a = draw(parsed, false);
+        b = draw(built, false);
+        ck_assert_str_eq(a, b);
+}
+END_TEST
+
 static Suite *tree_suite(void) {
         Suite *s = suite_create("ctl-tree");
         TCase *tc = tcase_create("tree");
@@ -249,6 +332,9 @@ static Suite *tree_suite(void) {
         tcase_add_test(tc, test_empty);
         tcase_add_loop_test(tc, test_malformed, 0, ELEMENTSOF(malformed));
         tcase_add_test(tc, test_too_deep);
+        tcase_add_test(tc, test_fold_long_cluster);
+        tcase_add_test(tc, test_fold_threshold);
+        tcase_add_test(tc, test_builder);
         suite_add_tcase(s, tc);
         return s;
 }

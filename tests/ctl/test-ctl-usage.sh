@@ -59,7 +59,8 @@ run --help
 	[[ $out == *"Exit status:"* ]] && [[ $out == *"--no-ask-password"* ]] &&
 	ok "--help: usage, exit status, options" || not_ok "--help" "$out$err"
 for verb in "status" "show CGROUP" "tree CONTROLLER" "enable CGROUP CONTROLLER" \
-	"bypass CGROUP CONTROLLER" "set CGROUP CHANGE..." "delegations" "reload"; do
+	"bypass CGROUP CONTROLLER" "set CGROUP CHANGE..." "delegations" "delegate CGROUP USER CONTROLLER..." \
+	"undelegate CGROUP" "reload" "help \[COMMAND\]"; do
 	printf '%s\n' "$out" | grep -q "^  $verb  *[A-Z]" &&
 		ok "--help describes '$verb' in one line" || not_ok "--help lacks '$verb'" "$out"
 done
@@ -67,6 +68,30 @@ run -h
 [ "$status" -eq 0 ] && [[ $out == Usage:* ]] && ok "-h is --help" || not_ok "-h" "$out$err"
 run show --help
 [ "$status" -eq 0 ] && [[ $out == Usage:* ]] && ok "--help after a verb" || not_ok "show --help" "$out$err"
+
+# each verb's own help: 'VERB --help', 'help VERB', the same text; usage line, summary, details
+for verb in status show tree enable bypass set delegations delegate undelegate reload; do
+	run "$verb" --help
+	a=$out a_status=$status
+	run help "$verb"
+	if [ "$a_status" -eq 0 ] && [ "$status" -eq 0 ] && [ -z "$err" ] && [ "$a" = "$out" ] &&
+		[[ $(head -n 1 <<<"$out") == "Usage: cgbypassctl [OPTIONS...] $verb"* ]] &&
+		[ "$(wc -l <<<"$out")" -ge 6 ] && [[ $out == *"cgbypassctl(1)"* ]]; then
+		ok "'$verb --help' and 'help $verb': the verb's usage and details"
+	else
+		not_ok "help of $verb" "exit $a_status/$status: $a
+---
+$out$err"
+	fi
+done
+run help
+[ "$status" -eq 0 ] && [[ $out == Usage:\ cgbypassctl\ * ]] && [[ $out == *"Commands:"* ]] &&
+	ok "help without a verb is --help" || not_ok "help" "$out$err"
+run help help
+[ "$status" -eq 0 ] && [[ $out == "Usage: cgbypassctl help [COMMAND]"* ]] && ok "help help" || not_ok "help help" "$out$err"
+run --json enable --help
+[ "$status" -eq 0 ] && [[ $out == "Usage: cgbypassctl [OPTIONS...] enable "* ]] &&
+	ok "options before the verb do not hide its help" || not_ok "--json enable --help" "$out$err"
 run --version
 [ "$status" -eq 0 ] && [[ $out =~ ^cgbypassctl\ [0-9]+\.[0-9]+ ]] && one_line "$out" &&
 	ok "--version" || not_ok "--version" "$out$err"
@@ -100,8 +125,41 @@ usage "tree with a change instead of a name" "*'+cpu'*" tree +cpu
 usage "enable without a controller" "*few arguments*enable CGROUP CONTROLLER*" enable /A
 usage "enable with a relative path" "*'A'*absolute*" enable A cpu
 usage "enable with an unknown controller" "*'bogus'*" enable /A bogus
-usage "bypass with an unknown controller" "*'#cpu'*" bypass /A '#cpu'
-usage "bypass with three arguments" "*many arguments*bypass*" bypass /A cpu io
+usage "bypass with an unknown controller" "*'bogus'.*" bypass /A bogus
+usage "a misspelled controller: did you mean" "*'cpux'; did you mean 'cpu'?" tree cpux
+usage "a misspelled controller: swapped letters" "*'mmeory'; did you mean 'memory'?" enable /A mmeory
+usage "a misspelled controller in set" "*'pdis'; did you mean 'pids'?" set /A +cpu -pdis
+usage "nothing close: no suggestion" "*Unknown controller 'bogus'." enable /A bogus
+usage "a misspelled command: did you mean" "*'treee'; did you mean 'tree'?" treee cpu
+usage "a misspelled command: delegate" "*'delegat'; did you mean 'delegate'?" delegat /A 0 cpu
+usage "help of an unknown command" "*'nosuchverb'*" help nosuchverb
+usage "help with two commands" "*many arguments*help*" help show tree
+usage "enable '#cpu' is a bypass: says which verb" "*'cgbypassctl bypass /A cpu'*" enable /A '#cpu'
+usage "bypass '+cpu' is an enable: says which verb" "*'cgbypassctl enable /A cpu'*" bypass /A +cpu
+usage "enable '-cpu': says that the parent's set does it" "*'-cpu'*set*" enable /A -cpu
+# enable CGROUP +cpu means enable CGROUP cpu, and bypass '#cpu' bypass cpu: they reach the bus
+for args in "enable /A +cpu" "bypass /A #cpu"; do
+	# shellcheck disable=SC2086 # two words and a path
+	run $args
+	[ "$status" -eq 1 ] && one_line "$err" && [[ $err == *"cannot reach org.cgbypass1"* ]] &&
+		ok "$args: accepted (it reaches the bus)" || not_ok "$args" "exit $status: $err"
+done
+usage "delegate without controllers" "*few arguments*delegate CGROUP USER CONTROLLER...*" delegate /A root
+usage "delegate to an unknown user" "*Unknown user 'nosuchuser-$$'*" delegate /A "nosuchuser-$$" cpu
+usage "delegate to a uid out of range" "*'4294967295' is not a uid*" delegate /A 4294967295 cpu
+usage "delegate to a uid with junk" "*'12x' is not a uid*" delegate /A 12x cpu
+usage "delegate with a relative path" "*'A'*absolute*" delegate A root cpu
+usage "delegate with a misspelled controller" "*did you mean 'io'?" delegate /A root cpu oi
+usage "undelegate without a cgroup" "*few arguments*undelegate CGROUP*" undelegate
+usage "undelegate with a relative path" "*'A'*absolute*" undelegate A
+usage "--lifetime with a bad value" "*'forever'*" --lifetime=forever delegate /A root cpu
+usage "--lifetime without a value" "*--lifetime*" delegate /A root cpu --lifetime
+usage "--no-create is for delegate only" "*'--no-create' is for 'delegate', not 'enable'*" --no-create enable /A cpu
+usage "--lifetime is for delegate only" "*'--lifetime' is for 'delegate', not 'show'*" show /A --lifetime=persistent
+# a uid needs no user entry (user-namespace ranges): accepted, it reaches the bus
+run delegate /A 100000 cpu io --lifetime persistent --no-create
+[ "$status" -eq 1 ] && one_line "$err" && [[ $err == *"cannot reach org.cgbypass1"* ]] &&
+	ok "delegate to a uid without a user entry: accepted" || not_ok "delegate 100000" "exit $status: $err"usage "bypass with three arguments" "*many arguments*bypass*" bypass /A cpu io
 usage "set without a change" "*few arguments*set CGROUP CHANGE...*" set /A
 usage "set with only blanks" "*No change*" set /A " "
 usage "set with a change lacking + - #" "*'cpu'*+CONTROLLER*" set /A cpu

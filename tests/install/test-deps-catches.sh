@@ -3,7 +3,7 @@
 # test-deps-catches.sh TEST-DEPS
 # test-deps.sh fails for what it is there to catch. It runs on a small tree
 # whose deps.sh lists only gcc and whose script tests for ninja and meson
-# (installed wherever the project builds; meson in a `for tool in` list), a
+# (installed wherever the project builds; each in a `for VAR in` list), a
 # tool no package has, one in a comment, and gzip (Essential). TAP output.
 set -uo pipefail
 
@@ -27,7 +27,9 @@ SH
 # $c: this file itself is one that test-deps.sh reads
 c=command
 cat >"$tree/kernel/k.sh" <<SH
-$c -v ninja >/dev/null || exit 1
+for t in ninja; do
+	$c -v "\$t" >/dev/null || exit 1
+done
 # $c -v cgb-in-a-comment is not a test
 for tool in meson gzip; do
 	$c -v "\$tool" && $c -v cgb-no-such-tool

@@ -65,6 +65,16 @@ mode_is "conf.d" 755 "${dir[sysconfdir]}/cgbypassd/conf.d"
 mode_is "cgbypassd.service" 644 "${dir[unitdir]}/cgbypassd.service"
 mode_is "the bus policy" 644 "${dir[dbus_policy_dir]}/org.cgbypass1.conf"
 mode_is "the polkit actions" 644 "${dir[polkit_actions_dir]}/org.cgbypass1.policy"
+mode_is "libcgbypass.so.1.0.0" 755 "${dir[libdir]}/libcgbypass.so.1.0.0"
+mode_is "<cgbypass/cgbypass.h>" 644 "${dir[includedir]}/cgbypass/cgbypass.h"
+[ "$(readlink "$dest${dir[libdir]}/libcgbypass.so.1")" = libcgbypass.so.1.0.0 ] &&
+	[ "$(readlink "$dest${dir[libdir]}/libcgbypass.so")" = libcgbypass.so.1 ] &&
+	ok "libcgbypass.so -> .so.1 -> .so.1.0.0" || not_ok "libcgbypass symlinks" "$(ls -l "$dest${dir[libdir]}")"
+pc=$dest${dir[libdir]}/pkgconfig/libcgbypass.pc
+# the header includes <systemd/sd-bus.h>: libsystemd is a public requirement
+grep -q '^Cflags: -I${includedir}$' "$pc" && grep -q '^Requires: .*libsystemd' "$pc" &&
+	grep -q '^Libs: .*-lcgbypass' "$pc" &&
+	ok "libcgbypass.pc: the header's directory, -lcgbypass, requires libsystemd" || not_ok "libcgbypass.pc" "$(cat "$pc")"
 
 # the unit starts the installed daemon; the activation file names the unit
 unit=$dest${dir[unitdir]}/cgbypassd.service

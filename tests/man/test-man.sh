@@ -10,7 +10,7 @@
 #   cgbypassd.conf.5  every key each section takes in src/lib/config/config.c,
 #                     under that section's heading, and the compiled-in defaults
 #   org.cgbypass1.5   every member of dbus/org.cgbypass1.Manager.xml, every error
-#                     name of include/cgbypass/bus-errors.h, every polkit action
+#                     name of include/cgbypass/cgbypass.h, every polkit action
 # and nothing the code does not have (an option, command, key or error name
 # the page documents but the code lacks fails too). TAP output.
 #
@@ -209,9 +209,9 @@ tags org.cgbypass1.5 "THE MANAGER OBJECT" | sed -nE 's/^([A-Z][A-Za-z]*)( ?\().*
 expect_all "org.cgbypass1.5 documents every method, property and signal" "$work/members" "$work/members-documented"
 expect_all "org.cgbypass1.5 documents no member that the interface lacks" "$work/members-documented" "$work/members"
 
-perl -ne 'print "org.cgbypass1.Error.$1\n" if /BUS_ERROR_PREFIX\s+"([A-Za-z]+)"/' \
-	"$src/include/cgbypass/bus-errors.h" | sort -u >"$work/errors"
-nonempty "include/cgbypass/bus-errors.h: error names" "$work/errors" 10
+perl -ne 'print "org.cgbypass1.Error.$1\n" if /CGBYPASS_ERROR_PREFIX\s+"([A-Za-z]+)"/' \
+	"$src/include/cgbypass/cgbypass.h" | sort -u >"$work/errors"
+nonempty "include/cgbypass/cgbypass.h: error names" "$work/errors" 10
 tags org.cgbypass1.5 ERRORS | sed -nE 's/^(org\.cgbypass1\.Error\.[A-Za-z]+).*/\1/p' | sort -u >"$work/errors-documented"
 expect_all "org.cgbypass1.5 lists every org.cgbypass1.Error name in ERRORS" "$work/errors" "$work/errors-documented"
 # (all capitals: a placeholder, as in "org.cgbypass1.Error.NAME")

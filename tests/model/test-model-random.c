@@ -14,6 +14,7 @@
  */
 #include <inttypes.h>
 
+#include "cgbypass/strbuf.h"
 #include "model-test.h"
 
 #define DEFAULT_STEPS 1300
@@ -489,8 +490,24 @@ static void render_tree(const Hierarchy *h, const Cgroup *owner, Controller k, u
         }
 }
 
+/* hierarchy_effective_nodes() rendered as hierarchy_effective_tree() prints its lines */
+static int nodes_render(unsigned depth, const char *const *members, size_t n_members, void *userdata) {
+        StrBuf *b = userdata;
+
+        for (unsigned i = 0; i < depth; i++)
+                strbuf_append(b, "  ");
+        for (size_t i = 0; i < n_members; i++) {
+                if (i > 0)
+                        strbuf_putc(b, '|');
+                strbuf_append(b, members[i]);
+        }
+        strbuf_putc(b, '\n');
+        return members[n_members] ? -EBADMSG : 0;
+}
+
 static void check_tree(const Run *run, const Hierarchy *h, Controller k) {
-        _cleanup_free_ char *tree = NULL;
+        _cleanup_free_ char *tree = NULL, *nodes = NULL;
+        StrBuf b = STRBUF_INIT;
         char expected[8192];
         size_t len = 0;
         int r = hierarchy_effective_tree(h, k, &tree);
@@ -502,6 +519,10 @@ static void check_tree(const Run *run, const Hierarchy *h, Controller k) {
         RCHECK(run, r == 0, "tree of %s: %d", controller_to_string(k), r);
         render_tree(h, hierarchy_root(h), k, 0, expected, sizeof(expected), &len);
         RCHECK(run, streq(tree, expected), "tree of %s:\n%s--- expected\n%s", controller_to_string(k), tree, expected);
+        /* GetEffectiveNodes: the same nodes, members and order */
+        r = hierarchy_effective_nodes(h, k, nodes_render, &b);
+        RCHECK(run, r == 0 && strbuf_steal(&b, &nodes) == 0, "nodes of %s: %d", controller_to_string(k), r);
+        RCHECK(run, streq(nodes, tree), "nodes of %s:\n%s--- tree\n%s", controller_to_string(k), nodes, tree);
 }
 
 static void check_procs(const Run *run, const Hierarchy *h, ProcId max_pid, const char *dump) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The org.cgbypass1.Error.* names and their errnos, shared by cgbypassd and
- * cgbypassctl, and the words for a refused change: which cgroup to look at
- * and what to change there.
+ * The org.cgbypass1.Error.* name and the words for a refused change: which
+ * cgroup to look at and what to change there. (The names and their errnos
+ * are libcgbypass's table, src/libcgbypass/cgbypass-errors.c.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,28 +10,6 @@
 
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/macro.h"
-
-const sd_bus_error_map cgbypass_bus_error_map[] = {
-        SD_BUS_ERROR_MAP(BUS_ERROR_NOT_DELEGATED,            EPERM),
-        SD_BUS_ERROR_MAP(BUS_ERROR_CONTROLLER_NOT_DELEGATED, EPERM),
-        SD_BUS_ERROR_MAP(BUS_ERROR_ACCESS_DENIED,            EACCES),
-        SD_BUS_ERROR_MAP(BUS_ERROR_NOT_MANAGED,              EPERM),
-        SD_BUS_ERROR_MAP(BUS_ERROR_NO_SUCH_CGROUP,           ENOENT),
-        SD_BUS_ERROR_MAP(BUS_ERROR_INVALID_PATH,             EINVAL),
-        SD_BUS_ERROR_MAP(BUS_ERROR_UNKNOWN_CONTROLLER,       EINVAL),
-        SD_BUS_ERROR_MAP(BUS_ERROR_INVALID_ARGUMENT,         EINVAL),
-        SD_BUS_ERROR_MAP(BUS_ERROR_ROOT_CGROUP,              EINVAL),
-        SD_BUS_ERROR_MAP(BUS_ERROR_NOT_BYPASSED_BY_PARENT,   ENOENT),
-        SD_BUS_ERROR_MAP(BUS_ERROR_NOT_AVAILABLE,            ENOENT),
-        SD_BUS_ERROR_MAP(BUS_ERROR_IN_USE_BELOW,             EBUSY),
-        SD_BUS_ERROR_MAP(BUS_ERROR_IN_USE_BY_SUBTREE,        EBUSY),
-        SD_BUS_ERROR_MAP(BUS_ERROR_HAS_PROCESSES,            EBUSY),
-        SD_BUS_ERROR_MAP(BUS_ERROR_NOT_SUPPORTED,            EOPNOTSUPP),
-        SD_BUS_ERROR_MAP(BUS_ERROR_CONFIG_INVALID,           EINVAL),
-        SD_BUS_ERROR_MAP(BUS_ERROR_BUSY,                     EAGAIN),
-        SD_BUS_ERROR_MAP(BUS_ERROR_FAILED,                   EIO),
-        SD_BUS_ERROR_MAP_END
-};
 
 const char *bus_error_name_from_model(int error, Reason reason) {
         if (error > 0)

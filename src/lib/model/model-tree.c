@@ -116,3 +116,57 @@ int hierarchy_effective_tree(const Hierarchy *h, Controller ctrl, char **ret) {
         }
         return strbuf_steal(&b, ret);
 }
+
+/* One node of hierarchy_effective_nodes(): its members' paths, in the order of render_node()'s line. */
+static int visit_node(const Hierarchy *h, const Cgroup *owner, const char *owner_path, Controller ctrl,
+                      unsigned depth, EffectiveNodeFunc f, void *userdata) {
+        char **members = NULL;
+        size_t n = 0, cap = 0;
+        Node *children = NULL;
+        size_t n_children = 0;
+        int r = -ENOMEM;
+
+        for (const Cgroup *m = owner; m; m = member_next(h, m, owner, ctrl)) {
+                if (n + 2 > cap) {
+                        char **nm;
+
+                        cap = cap ? cap * 2 : 8;
+                        nm = reallocarray(members, cap, sizeof(char *));
+                        if (!nm)
+                                goto out;
+                        members = nm;
+                }
+                members[n] = NULL;
+                if (m == owner)
+                        members[n] = strdup(owner_path);
+                else if (cgroup_path(m, &members[n]) < 0)
+                        members[n] = NULL;
+                if (!members[n])
+                        goto out;
+                members[++n] = NULL;
+        }
+        r = f(depth, (const char *const *) members, n, userdata);
+        if (r < 0)
+                goto out;
+
+        r = collect_child_nodes(h, owner, ctrl, &children, &n_children);
+        if (r < 0)
+                goto out;
+        for (size_t i = 0; i < n_children; i++) {
+                if (r >= 0)
+                        r = visit_node(h, children[i].cgroup, children[i].path, ctrl, depth + 1, f, userdata);
+                free(children[i].path);
+        }
+        free(children);
+out:
+        for (size_t i = 0; i < n; i++)
+                free(members[i]);
+        free(members);
+        return r;
+}
+
+int hierarchy_effective_nodes(const Hierarchy *h, Controller ctrl, EffectiveNodeFunc f, void *userdata) {
+        if (ctrl < 0 || ctrl >= _CONTROLLER_MAX || !(h->builtin & CGMASK(ctrl)))
+                return -EINVAL;
+        return visit_node(h, h->root, "/", ctrl, 0, f, userdata);
+}
