@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Build the cgbypassd VM kernel (Debian's linux-source-6.1, tinyconfig plus
-# kernel/config/cgbypass.config), with or without kernel/patches/, into a
+# kernel/config/cgbypass.config and systemd.config), with or without
+# kernel/patches/, into a
 # cache directory outside the source tree.  Prints the bzImage path as the
 # last line of stdout; everything else goes to stderr.
 set -euo pipefail
@@ -12,12 +13,13 @@ usage() {
 Usage: ${0##*/} {patched|stock} [--cache DIR] [--jobs N] [--force]
 
 Builds a bzImage from ${TARBALL_DEFAULT}
-(override with CGB_LINUX_TARBALL) configured as 'make tinyconfig' plus
-kernel/config/cgbypass.config.  'patched' applies kernel/patches/*.patch in
+(override with CGB_LINUX_TARBALL) configured as 'make tinyconfig' plus the
+fragments kernel/config/cgbypass.config and kernel/config/systemd.config (in
+that order; a later line wins).  'patched' applies kernel/patches/*.patch in
 lexical order; 'stock' applies nothing.
 
 The result lives in DIR/<flavor>-<hash>/bzImage, where <hash> covers the
-patches, the config fragment and the tarball name; it is rebuilt only when one
+patches, the config fragments and the tarball name; it is rebuilt only when one
 of those changes.  Source and object trees are kept per flavor in
 DIR/<flavor>-src and DIR/<flavor>-obj, and only files whose content changed
 are rewritten, so a patch change rebuilds incrementally.
@@ -39,7 +41,7 @@ CACHE_DEFAULT=/var/cache/cgbypassd-kernel
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TARBALL=${CGB_LINUX_TARBALL:-$TARBALL_DEFAULT}
 CACHE=${CGB_KERNEL_CACHE:-$CACHE_DEFAULT}
-FRAGMENT=$HERE/config/cgbypass.config
+FRAGMENTS=("$HERE/config/cgbypass.config" "$HERE/config/systemd.config")
 PATCHDIR=$HERE/patches
 JOBS=$(nproc)
 FORCE=0
@@ -60,7 +62,9 @@ done
 [ -n "$FLAVOR" ] || { usage >&2; exit 2; }
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$JOBS'"
 [ -r "$TARBALL" ] || die "kernel tarball '$TARBALL' not found (apt-get install linux-source-6.1)"
-[ -r "$FRAGMENT" ] || die "config fragment '$FRAGMENT' missing"
+for f in "${FRAGMENTS[@]}"; do
+    [ -r "$f" ] || die "config fragment '$f' missing"
+done
 for tool in make gcc flex bison bc xz patch rsync flock sha256sum; do
     command -v "$tool" >/dev/null || die "'$tool' is not installed"
 done
@@ -78,7 +82,7 @@ HASH=$({
     echo "cgbypassd-kernel-recipe 1"
     echo "flavor $FLAVOR"
     echo "tarball $TARNAME"
-    echo "fragment"; cat "$FRAGMENT"
+    for f in "${FRAGMENTS[@]}"; do echo "fragment $(basename "$f")"; cat "$f"; done
     for p in "${PATCHES[@]}"; do echo "patch $(basename "$p")"; cat "$p"; done
 } | sha256sum | cut -c1-16)
 
@@ -154,29 +158,36 @@ cp "$touched.new" "$SRC/.cgb-patched-files"
 # --- configure -----------------------------------------------------------------
 mkdir -p "$OBJ"
 K=(make -C "$SRC" O="$OBJ" ARCH=x86_64 -s)
-log "configuring: tinyconfig + $(basename "$FRAGMENT")"
+log "configuring: tinyconfig + $(for f in "${FRAGMENTS[@]}"; do basename "$f"; done | paste -sd+)"
 {
     "${K[@]}" tinyconfig &&
-    "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$FRAGMENT" &&
+    "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${FRAGMENTS[@]}" &&
     "${K[@]}" olddefconfig
 } >"$OBJ/config.log" 2>&1 || { cat "$OBJ/config.log" >&2; die "configuration failed"; }
 
+# What the fragments ask for, a later fragment's line winning (as in merge_config.sh)
+declare -A want=()
+for f in "${FRAGMENTS[@]}"; do
+    while IFS= read -r line; do
+        case $line in
+        CONFIG_*=*) want[${line%%=*}]=$line ;;
+        "# CONFIG_"*" is not set") sym=${line#\# }; want[${sym%% *}]=off ;;
+        esac
+    done <"$f"
+done
 missing=0
-while IFS= read -r line; do
-    case $line in
-    CONFIG_*=*)
-        if ! grep -qxF -- "$line" "$OBJ/.config"; then
-            log "config: wanted '$line', got '$(grep -E "^(# )?${line%%=*}[= ]" "$OBJ/.config" || echo "${line%%=*} absent")'"
-            missing=1
-        fi ;;
-    "# CONFIG_"*" is not set")
-        sym=${line#\# }; sym=${sym%% *}
+for sym in "${!want[@]}"; do
+    line=${want[$sym]}
+    if [ "$line" = off ]; then
         if grep -q "^$sym=" "$OBJ/.config"; then
             log "config: wanted $sym off, got '$(grep "^$sym=" "$OBJ/.config")'"
             missing=1
-        fi ;;
-    esac
-done <"$FRAGMENT"
+        fi
+    elif ! grep -qxF -- "$line" "$OBJ/.config"; then
+        log "config: wanted '$line', got '$(grep -E "^(# )?$sym[= ]" "$OBJ/.config" || echo "$sym absent")'"
+        missing=1
+    fi
+done
 [ "$missing" = 0 ] || die "config fragment did not survive olddefconfig (see above)"
 
 # --- build ---------------------------------------------------------------------

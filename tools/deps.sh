@@ -12,8 +12,9 @@
 #            and the kernel build tools, busybox, dbus, polkitd, cgroup-tools,
 #            systemd's systemd-analyze, strace, man-db, groff and mandoc for the
 #            man pages, gdbus for the signal test of tests/lib, clang and
-#            libclang-rt-14-dev (libFuzzer) for the fuzzers); every tool a
-#            script tests for (tests/install/test-deps.sh)
+#            libclang-rt-14-dev (libFuzzer) for the fuzzers, mmdebstrap for
+#            the system VM's root file system); every tool a script tests for
+#            (tests/install/test-deps.sh)
 set -euo pipefail
 
 list=0
@@ -25,7 +26,7 @@ profile=${1:-build}
 build_pkgs=(gcc meson ninja-build pkg-config libsystemd-dev libinih-dev check libjson-c-dev)
 test_pkgs=(qemu-system-x86 linux-source-6.1 busybox-static make bc bison flex libelf-dev libssl-dev
 	cpio xz-utils rsync patch dbus polkitd cgroup-tools systemd strace man-db groff-base mandoc libglib2.0-bin python3
-	mount util-linux clang libclang-rt-14-dev)
+	mount util-linux clang libclang-rt-14-dev mmdebstrap)
 package_pkgs=(build-essential dpkg-dev debhelper lintian git)
 
 case "$profile" in
@@ -34,7 +35,7 @@ demo) pkgs=("${build_pkgs[@]}" dbus polkitd util-linux passwd) ;;
 package) pkgs=("${build_pkgs[@]}" "${package_pkgs[@]}") ;;
 test) pkgs=("${build_pkgs[@]}" "${package_pkgs[@]}" "${test_pkgs[@]}") ;;
 -h | --help)
-	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 *)

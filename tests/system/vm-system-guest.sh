@@ -1,0 +1,373 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck disable=SC2015 # ok and not_ok never fail
+#
+# Runs inside the system VM (Debian 12, systemd as PID 1, the project
+# installed from its package; tests/system/vm-system.sh boots it), as root from
+# cgb-vm-run.service once multi-user.target is reached. Uses the machine as
+# its administrator and users would: systemctl, busctl, journalctl,
+# cgbypassctl as the unprivileged alice on the real system bus with the real
+# polkitd. Then looks at what systemd does to cgroup.subtree_control inside
+# and outside a Delegate=yes subtree. Prints TAP and '# ' evidence lines; the
+# last line is '# vm-system-guest: done' when it ran to the end.
+#
+# usage: vm-system-guest.sh native|emulated   (the backend auto must pick)
+
+backend=${1:?native or emulated}
+CG=/sys/fs/cgroup
+HOST=/system.slice/cgb-host.service
+DELEG=$HOST/alice
+ALICE=1000
+LOGS=/run/vm-system
+mkdir -p "$LOGS"
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	[ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/#   /'
+}
+bail() {
+	echo "Bail out! $1"
+	journalctl -b --no-pager -n 80 | sed 's/^/#   /'
+	exit 1
+}
+# is DESC EXPECTED ACTUAL
+is() {
+	[ "$2" = "$3" ] && ok "$1" || not_ok "$1" "expected: '$2'
+got:      '$3'"
+}
+# has DESC TEXT LINE-REGEX: some line of TEXT matches
+has() {
+	printf '%s\n' "$2" | grep -q -- "$3" && ok "$1" || not_ok "$1" "no line matching '$3' in:
+$2"
+}
+evidence() {
+	printf '%s\n' "$@" | sed 's/^/#   /'
+}
+# wait_for TENTHS CMD...: poll every 0.1 s
+wait_for() {
+	local i=0 limit=$1
+	shift
+	while [ $i -lt "$limit" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+as_alice() {
+	setpriv --reuid=$ALICE --regid=$ALICE --init-groups --reset-env "$@"
+}
+# run alice|root ARGS...: cgbypassctl --no-ask-password ARGS; sets out, err, st
+run() {
+	local who=$1
+	shift
+	if [ "$who" = root ]; then
+		cgbypassctl --no-ask-password "$@" >"$LOGS/out" 2>"$LOGS/err"
+	else
+		as_alice cgbypassctl --no-ask-password "$@" >"$LOGS/out" 2>"$LOGS/err"
+	fi
+	st=$?
+	out=$(cat "$LOGS/out")
+	err=$(cat "$LOGS/err")
+}
+succeeds() {
+	local d=$1
+	shift
+	run "$@"
+	[ $st -eq 0 ] && [ -z "$err" ] && ok "$d" ||
+		not_ok "$d" "cgbypassctl $*: exit $st, stdout '$out', stderr '$err'"
+}
+show_has() {
+	local d=$1 cg=$2 line=$3
+	run root show "$cg"
+	[ $st -eq 0 ] && printf '%s\n' "$out" | grep -qx " *$line" && ok "$d" ||
+		not_ok "$d" "cgbypassctl show $cg: exit $st, wanted '$line' in:
+$out$err"
+}
+cgfile() {
+	cat "$CG$1/$2" 2>&1
+}
+# tree DIR: every cgroup below DIR (DIR included) with its control files
+tree() {
+	local d
+	for d in $(find "$CG$1" -type d | sort); do
+		echo "${d#"$CG"} c='$(cat "$d/cgroup.controllers")' sc='$(cat "$d/cgroup.subtree_control")'"
+	done
+}
+# the cgroups systemd manages on the way to the test's units
+outside() {
+	local d
+	for d in / /system.slice /cgb.slice /cgb.slice/cgb-a.service /cgb.slice/cgb-b.service; do
+		[ -d "$CG$d" ] && echo "$d sc='$(cat "$CG$d/cgroup.subtree_control")'"
+	done
+}
+unit_prop() {
+	systemctl show -P "$2" "$1"
+}
+# mark_journal, then journal_since [MATCHES]: the journal's messages in between
+mark_journal() {
+	cursor=$(journalctl --no-pager -q -n 1 -o cat --show-cursor | sed -n 's/^-- cursor: //p')
+}
+journal_since() {
+	journalctl --no-pager -o cat --after-cursor="$cursor" "$@"
+}
+# journal_wait REGEX [MATCHES]: wait up to 30 s for a matching message since the mark
+journal_wait() {
+	local re=$1 i=0
+	shift
+	while [ $i -lt 300 ]; do
+		journal_since "$@" | grep -q -- "$re" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# reload_wait: systemctl reload, then wait for the daemon's verdict in the journal
+# (Type=notify on systemd 252: the reload job ends once SIGHUP is sent)
+reload_wait() {
+	mark_journal
+	systemctl reload cgbypassd.service
+	reload_status=$?
+	journal_wait 'Reloaded the configuration\|kept the running one' -u cgbypassd.service || true
+	reload_log=$(journal_since -u cgbypassd.service)
+}
+
+echo "# vm-system-guest: expecting backend $backend on $(uname -r), $(systemctl --version | head -n 1)"
+
+# ---- the system ----
+state=$(systemctl is-system-running --wait 2>&1)
+is "systemd is PID 1 and the system is up (is-system-running)" running "$state"
+[ "$state" = running ] || evidence "$(systemctl --failed --no-legend 2>&1)"
+echo "# boot: $(systemd-analyze time 2>&1 | head -n 1)"
+if [ "$backend" = native ]; then
+	grep -qx bypass /sys/kernel/cgroup/features && ok "the patched kernel lists bypass" ||
+		not_ok "no bypass in /sys/kernel/cgroup/features" "$(cat /sys/kernel/cgroup/features)"
+else
+	! grep -qx bypass /sys/kernel/cgroup/features && ok "the stock kernel does not list bypass" ||
+		not_ok "the stock kernel lists bypass"
+fi
+ver=$(dpkg-query -W -f='${Version} ${Status}' cgbypassd 2>/dev/null)
+if [ -n "$ver" ]; then
+	has "cgbypassd is installed from its package" "$ver" 'install ok installed$'
+	echo "# package: cgbypassd $ver"
+else
+	echo "# no cgbypassd package: the image holds a 'meson install' of a --prefix=/usr build (stand-in)"
+fi
+
+# ---- systemd starts the service at boot ----
+is "cgbypassd.service is enabled" enabled "$(systemctl is-enabled cgbypassd.service 2>&1)"
+is "systemd started cgbypassd.service at boot" active "$(systemctl is-active cgbypassd.service 2>&1)"
+pid=$(unit_prop cgbypassd.service MainPID)
+is "its main process is /usr/sbin/cgbypassd" /usr/sbin/cgbypassd "$(readlink "/proc/$pid/exe" 2>&1)"
+has "it runs in its own cgroup" "$(cat "/proc/$pid/cgroup" 2>&1)" '^0::/system.slice/cgbypassd.service$'
+has "the boot's journal: the daemon came up with backend $backend" \
+	"$(journalctl -b -u cgbypassd.service --no-pager -o cat)" \
+	"Serving org.cgbypass1 on the system bus: $backend backend on '/sys/fs/cgroup'"
+is "the Backend property on the system bus: $backend" "s \"$backend\"" \
+	"$(busctl get-property org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager Backend 2>&1)"
+
+# ---- bus activation ----
+systemctl stop cgbypassd.service
+is "systemctl stop: inactive" inactive "$(systemctl is-active cgbypassd.service 2>&1)"
+mark_journal
+out=$(as_alice busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager GetCgroup s / 2>&1)
+has "alice calls GetCgroup / with busctl: the bus starts the daemon and it answers" "$out" '^a{sv} '
+is "... through systemd: cgbypassd.service is active again" active "$(systemctl is-active cgbypassd.service 2>&1)"
+journal_wait "Successfully activated service 'org.cgbypass1'" -u dbus.service
+has "dbus-daemon says it activated org.cgbypass1" "$(journal_since -u dbus.service)" \
+	"Successfully activated service 'org.cgbypass1'"
+has "... and systemd started the unit for it" "$(journal_since -u cgbypassd.service)" '^Started cgbypassd.service'
+
+
+# ---- a delegated unit for cgbypassd to manage ----
+cat >/etc/systemd/system/cgb-host.service <<'EOF'
+[Unit]
+Description=a service whose subtree systemd delegates (the cgbypassd VM test)
+[Service]
+Delegate=yes
+# the main process moves to a leaf of its own: the unit's cgroup can then
+# enable controllers for its children (no internal processes)
+ExecStart=/bin/sh -c 'd=/sys/fs/cgroup$$(sed -n "s/^0:://p" /proc/self/cgroup); mkdir "$$d/main" && echo $$$$ >"$$d/main/cgroup.procs" && exec sleep infinity'
+EOF
+systemctl daemon-reload
+systemctl start cgb-host.service
+is "cgb-host.service (Delegate=yes) runs" active "$(systemctl is-active cgb-host.service 2>&1)"
+is "its process sits in its leaf" "0::$HOST/main" "$(cat "/proc/$(unit_prop cgb-host.service MainPID)/cgroup")"
+echo "# systemd's controllers for the delegated unit: $(cgfile "$HOST" cgroup.controllers)"
+
+# ---- systemctl reload: a changed configuration ----
+mkdir -p /etc/cgbypassd/conf.d
+cat >/etc/cgbypassd/conf.d/50-vm.conf <<EOF
+# the cgbypassd VM test: a subtree systemd delegated to cgb-host.service
+[cgroup]
+path = $HOST
+subtree-control = #cpu +memory
+
+[cgroup]
+path = $HOST/batch
+create = yes
+controllers = +cpu
+
+[delegate]
+path = $DELEG
+user = alice
+controllers = cpu
+create = yes
+EOF
+cgbypassd --check-config >"$LOGS/check" 2>&1 && ok "cgbypassd --check-config accepts the new file" ||
+	not_ok "--check-config" "$(cat "$LOGS/check")"
+pid0=$(unit_prop cgbypassd.service MainPID)
+reload_wait
+is "systemctl reload exits 0" 0 "$reload_status"
+has "the journal: the daemon reloaded and applied it" "$reload_log" 'Reloaded the configuration: [1-9][0-9]* operation(s)\.$'
+is "... in the same process" "$pid0" "$(unit_prop cgbypassd.service MainPID)"
+# written by the hardened unit: ReadWritePaths=/sys/fs/cgroup under ProtectKernelTunables=
+if [ "$backend" = native ]; then
+	is "$HOST bypasses cpu for its children in the kernel" "#cpu memory" "$(cgfile "$HOST" cgroup.subtree_control)"
+	is "$DELEG: #cpu memory" "#cpu memory" "$(cgfile "$DELEG" cgroup.controllers)"
+else
+	is "$HOST: a pass-through level for batch's cpu in the kernel" "cpu memory" "$(cgfile "$HOST" cgroup.subtree_control)"
+fi
+is "$HOST/batch has cpu back" "cpu memory" "$(cgfile "$HOST/batch" cgroup.controllers)"
+show_has "the daemon's view of $HOST" "$HOST" "Subtree control: #cpu memory"
+show_has "the daemon's view of $DELEG" "$DELEG" "Controllers: #cpu memory"
+[ -d "$CG$DELEG" ] && [ "$(stat -c %u "$CG$DELEG")" = $ALICE ] && ok "$DELEG exists and is alice's" ||
+	not_ok "$DELEG" "$(ls -ln "$CG$HOST")"
+
+# ---- systemctl reload: a broken configuration is refused ----
+before=$(tree "$HOST")
+cat >/etc/cgbypassd/conf.d/60-broken.conf <<EOF
+[cgroup]
+path = $HOST/batch
+subtree-control = +memory +nosuchcontroller
+EOF
+reload_wait
+has "the journal: the broken file is named with its line and reason" "$reload_log" '60-broken.conf:3: '
+has "the journal: the running configuration is kept" "$reload_log" 'kept the running one'
+evidence "$reload_log"
+is "cgbypassd.service stays active" active "$(systemctl is-active cgbypassd.service 2>&1)"
+is "... in the same process" "$pid0" "$(unit_prop cgbypassd.service MainPID)"
+is "... and the kernel is unchanged" "$before" "$(tree "$HOST")"
+rm /etc/cgbypassd/conf.d/60-broken.conf
+reload_wait
+has "the file removed, a reload is accepted again" "$reload_log" 'Reloaded the configuration: 0 operation(s)\.$'
+
+# ---- the owner's changes through cgbypassctl, and a restart keeps them ----
+succeeds "alice: cgbypassctl enable $DELEG cpu" alice enable "$DELEG" cpu
+as_alice mkdir "$CG$DELEG/app" && ok "alice makes $DELEG/app" || not_ok "alice mkdir"
+succeeds "alice: cgbypassctl set $DELEG '#cpu'" alice set "$DELEG" '#cpu'
+succeeds "alice: cgbypassctl enable $DELEG/app cpu" alice enable "$DELEG/app" cpu
+# The kernel gives the files of a controller to whoever enabled it: the
+# daemon (root), not the owner of the cgroup.
+if as_alice sh -c "echo 42 >$CG$DELEG/app/cpu.weight" 2>"$LOGS/w"; then
+	is "alice sets $DELEG/app/cpu.weight" 42 "$(cgfile "$DELEG/app" cpu.weight)"
+else
+	not_ok "alice sets $DELEG/app/cpu.weight # TODO the daemon leaves a re-enabled controller's files root's" \
+		"$(cat "$LOGS/w"; ls -ln "$CG$DELEG/app"/cpu.*)"
+	echo 42 >"$CG$DELEG/app/cpu.weight"
+fi
+before=$(tree "$HOST")
+show0=$(cgbypassctl show "$DELEG/app" 2>&1)
+systemctl restart cgbypassd.service
+is "systemctl restart: active" active "$(systemctl is-active cgbypassd.service 2>&1)"
+pid1=$(unit_prop cgbypassd.service MainPID)
+[ "$pid1" != "$pid0" ] && ok "... in a new process" || not_ok "the same main process after restart"
+has "the journal: the restarted daemon took up alice's changes" \
+	"$(journalctl -u cgbypassd.service --no-pager -o cat -n 20)" \
+	"Serving org.cgbypass1 on the system bus: $backend backend .* [1-9][0-9]* client change(s)"
+is "the kernel's subtree is as before the restart" "$before" "$(tree "$HOST")"
+is "the daemon's view of $DELEG/app is as before" "$show0" "$(cgbypassctl show "$DELEG/app" 2>&1)"
+is "alice's cpu.weight is still 42" 42 "$(cgfile "$DELEG/app" cpu.weight)"
+
+# ---- systemd-analyze security ----
+sec=$(systemd-analyze security --no-pager cgbypassd.service 2>&1)
+has "systemd-analyze security cgbypassd.service gives an exposure level" "$sec" 'Overall exposure level for cgbypassd.service'
+echo "# $(printf '%s\n' "$sec" | grep 'Overall exposure level')"
+printf '%s\n' "$sec" | grep '✗' | sed 's/^/#   /'
+
+# ---- the journal ----
+jl=$(journalctl -u cgbypassd.service -b --no-pager -o cat)
+has "journalctl -u cgbypassd: the start-up line" "$jl" 'Serving org.cgbypass1 on the system bus'
+has "journalctl -u cgbypassd: alice's request, with who asked" "$jl" "EnableController $DELEG cpu by uid=$ALICE"
+fields=$(journalctl -u cgbypassd.service -b --no-pager -o verbose | sed -n 's/^ *\([A-Z_][A-Z0-9_]*\)=.*/\1/p' |
+	grep -v '^_' | sort -u)
+echo "# the daemon's journal fields (trusted _FIELDS left out): $(printf '%s' "$fields" | tr '\n' ' ')"
+has "the messages carry a priority" "$fields" '^PRIORITY$'
+has "... and the syslog identifier" "$fields" '^SYSLOG_IDENTIFIER$'
+
+# ---- coexistence: what systemd does to cgroup.subtree_control ----
+# Slices: does systemd take Delegate=? (systemd.resource-control(5): services,
+# scopes, sockets, mounts, swaps)
+cat >/etc/systemd/system/cgb.slice <<'EOF'
+[Slice]
+Delegate=yes
+EOF
+for u in a b; do
+	cat >/etc/systemd/system/cgb-$u.service <<'EOF'
+[Service]
+Slice=cgb.slice
+ExecStart=/bin/sleep infinity
+EOF
+done
+mark_journal
+systemctl daemon-reload
+systemctl start cgb-a.service
+echo "# a slice with Delegate=yes: Delegate property '$(unit_prop cgb.slice Delegate)'; the journal says:"
+evidence "$(journal_since _PID=1 | grep -i delegate)"
+
+inside0=$(tree "$HOST")
+outside0=$(outside)
+echo "# inside ($HOST) and outside, before:"
+evidence "$inside0" "$outside0"
+
+# A writer other than systemd in cgroups systemd manages: the root, the slice.
+echo +hugetlb >"$CG/cgroup.subtree_control"
+for c in +cpu +io +hugetlb; do
+	echo $c >"$CG/cgb.slice/cgroup.subtree_control" 2>"$LOGS/w" || evidence "writing $c to /cgb.slice: $(cat "$LOGS/w")"
+done
+outside1=$(outside)
+echo "# outside, after writing +hugetlb at / and +cpu +io +hugetlb in /cgb.slice ourselves:"
+evidence "$outside1"
+# step NAME CMD...: run a systemd operation, report both sides
+step() {
+	local name=$1
+	shift
+	"$@" >/dev/null 2>&1
+	echo "# after $name:"
+	evidence "$(outside)"
+	is "$name leaves the delegated subtree alone" "$inside0" "$(tree "$HOST")"
+}
+step "systemctl daemon-reload" systemctl daemon-reload
+outside_reload=$(outside)
+step "starting cgb-b.service (same slice)" systemctl start cgb-b.service
+step "systemctl set-property cgb-b.service CPUWeight=50 (systemd wants cpu in cgb.slice)" \
+	systemctl set-property --runtime cgb-b.service CPUWeight=50
+outside_cpu=$(outside)
+step "stopping cgb-b.service" systemctl stop cgb-b.service
+step "stopping cgb-a.service (the slice empties)" systemctl stop cgb-a.service
+step "a transient unit elsewhere (systemd-run -p MemoryMax=64M true)" systemd-run --wait -q -p MemoryMax=64M true
+step "systemctl daemon-reexec" systemctl daemon-reexec
+outside_end=$(outside)
+is "systemd still runs cgb-host.service" active "$(systemctl is-active cgb-host.service 2>&1)"
+is "and cgbypassd.service" active "$(systemctl is-active cgbypassd.service 2>&1)"
+run root --json status
+echo "# cgbypassctl status after the systemd operations: $(printf '%s' "$out" | tr -d '\n')"
+! journalctl -u cgbypassd.service -b --no-pager -o cat | grep -q '^Drift' && ok "... no 'Drift' in its journal" ||
+	not_ok "drift in cgbypassd's journal" "$(journalctl -u cgbypassd.service -b --no-pager -o cat | grep Drift)"
+# the record the findings in docs/systemd.md come from
+echo "# summary: root hugetlb after daemon-reload: $(printf '%s\n' "$outside_reload" | grep -c "^/ sc='.*hugetlb")," \
+	"after re-exec: $(printf '%s\n' "$outside_end" | grep -c "^/ sc='.*hugetlb")"
+echo "# summary: cgb.slice after daemon-reload: $(printf '%s\n' "$outside_reload" | grep '^/cgb.slice ')"
+echo "# summary: cgb.slice after CPUWeight=: $(printf '%s\n' "$outside_cpu" | grep '^/cgb.slice ')"
+
+echo "1..$n"
+echo "# vm-system-guest: done, $failed of $n failed"
+[ $failed -eq 0 ]
