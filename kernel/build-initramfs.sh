@@ -127,6 +127,12 @@ copy_libs() {
             mkdir -p "$ROOT$(dirname "$lib")"
             cp -L "$lib" "$ROOT$lib"
         fi
+        # a library of the build tree (libcgbypass) is found through an
+        # $ORIGIN rpath that does not hold where the image puts the program
+        case $lib in
+        /lib/* | /lib64/* | /usr/lib/* | /usr/lib64/*) ;;
+        *) mkdir -p "$ROOT/lib" && cp -L "$lib" "$ROOT/lib/$(basename "$lib")" ;;
+        esac
     done < <(printf '%s\n' "$out" | sed -n -e 's|.*=> \(/[^ ]*\) (.*|\1|p' \
                                           -e 's|^[[:space:]]*\(/[^ ]*\) (.*|\1|p')
 }
