@@ -421,9 +421,9 @@ static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *tree = NULL;
-        Manager *m = userdata;
+/* The controller argument of the effective-tree reads, and a look at the hierarchy before answering. */
+static int read_tree_controller(sd_bus_message *msg, Manager *m, const char **ret_name, Controller *ret,
+                                sd_bus_error *error) {
         const char *name;
         Controller x;
         int r;
@@ -438,6 +438,21 @@ static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus
                                          request_quote(name, q));
         }
         (void) manager_refresh(m, NULL);
+        *ret_name = name;
+        *ret = x;
+        return 0;
+}
+
+static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *tree = NULL;
+        Manager *m = userdata;
+        const char *name;
+        Controller x;
+        int r;
+
+        r = read_tree_controller(msg, m, &name, &x, error);
+        if (r < 0)
+                return r;
         r = hierarchy_effective_tree(backend_get_model(m->backend), x, &tree);
         if (r == -EINVAL)
                 return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
@@ -470,16 +485,9 @@ static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bu
         Controller x;
         int r;
 
-        r = sd_bus_message_read(msg, "s", &name);
+        r = read_tree_controller(msg, m, &name, &x, error);
         if (r < 0)
                 return r;
-        x = controller_from_string(name);
-        if (x < 0) {
-                char q[REQUEST_QUOTE_SIZE];
-                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER, "There is no controller named '%s'",
-                                         request_quote(name, q));
-        }
-        (void) manager_refresh(m, NULL);
         /* asked first: -EINVAL from the walk can also be sd-bus refusing a path that is not UTF-8 */
         if (!(hierarchy_builtin(backend_get_model(m->backend)) & CGMASK(x)))
                 return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
