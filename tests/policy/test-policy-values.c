@@ -319,7 +319,7 @@ START_TEST(test_files_the_cgroup_will_not_have) {
         DesiredValue wv[] = {
                 { "memory.max", "1G", { "t.conf", 7 } },        /* bypassed for /w */
                 { "pids.max", "10", { "t.conf", 8 } },          /* not enabled by / */
-                { "io.weight", "default 50", { "t.conf", 9 } }, /* the VM kernel has no iocost */
+                { "memory.swap.max", "0", { "t.conf", 9 } }, /* the VM kernel has no swap */
                 { "cpu.idle", "1", { "t.conf", 10 } },
                 { "cpu.weight", "20", { "t.conf", 11 } },       /* refused while idle */
         };
@@ -338,7 +338,7 @@ START_TEST(test_files_the_cgroup_will_not_have) {
                                             "files; re-enable it ('controllers = +memory') to set them");
         ck_assert_str_eq(message_at(&e, 8), "/w: pids.max: pids is not enabled for the cgroup (its parent's "
                                             "subtree-control does not have +pids), so it has no pids files");
-        ck_assert_str_eq(message_at(&e, 9), "/w: io.weight: the kernel has no such file (cgbypassd models Linux 6.1 "
+        ck_assert_str_eq(message_at(&e, 9), "/w: memory.swap.max: the kernel has no such file (cgbypassd models Linux 6.1 "
                                             "as kernel/config/ builds it)");
         ck_assert_str_eq(message_at(&e, 11), "/w: cpu.weight = 20: the kernel refuses it (EINVAL) with the cgroup's "
                                              "other values; it takes a weight from 1 to 10000");

@@ -12,8 +12,9 @@
  *   - PSI off: no cgroup.pressure, {cpu,io,memory,irq}.pressure;
  *   - no NUMA: no memory.numa_stat; no SWAP/ZSWAP: no memory.swap.*, memory.zswap.*;
  *   - FAIR_GROUP_SCHED + CFS_BANDWIDTH, no UCLAMP_TASK_GROUP: no cpu.uclamp.*;
- *   - io: blk-cgroup core (io.stat) + BLK_DEV_THROTTLING (io.max) only,
- *     no IOCOST / IOLATENCY / BFQ (no io.weight, io.cost.*, io.latency);
+ *   - io: blk-cgroup core (io.stat), BLK_DEV_THROTTLING (io.max) and
+ *     BLK_CGROUP_IOCOST (io.weight, io.cost.*), registered in block/Makefile's
+ *     link order; no IOLATENCY / BFQ (no io.latency, io.bfq.*);
  *   - hugetlb: one hstate, 2MB, because run-vm.sh boots `-cpu qemu64` (no
  *     pdpe1gb); a CPU with 1 GB pages would add the same seven hugetlb.1GB.* files;
  *   - perf_event has no cgroup2 files; debug has files only with cgroup_debug
@@ -61,9 +62,13 @@ const CfType cftype_table[] = {
         { "cpu.max",                      CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
         { "cpu.max.burst",                CONTROLLER_CPU, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
 
-        /* block/blk-cgroup.c: blkcg_files[]; block/blk-throttle.c: throtl_files[] */
+        /* block/blk-cgroup.c: blkcg_files[]; block/blk-throttle.c: throtl_files[];
+         * block/blk-iocost.c: ioc_files[] */
         { "io.stat",                      CONTROLLER_IO, 0, NULL },
         { "io.max",                       CONTROLLER_IO, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "io.weight",                    CONTROLLER_IO, CFT_NOT_ON_ROOT | CFT_WRITABLE, NULL },
+        { "io.cost.qos",                  CONTROLLER_IO, CFT_ONLY_ON_ROOT | CFT_WRITABLE, NULL },
+        { "io.cost.model",                CONTROLLER_IO, CFT_ONLY_ON_ROOT | CFT_WRITABLE, NULL },
 
         /* mm/memcontrol.c: memory_files[] */
         { "memory.current",               CONTROLLER_MEMORY, CFT_NOT_ON_ROOT, NULL },
