@@ -25,6 +25,7 @@ typedef struct CfType {
 #define CFT_CORE_NEEDS_PSI (1u << 3) /* core file present only with CONFIG_PSI */
 #define CFT_DEBUG          (1u << 4) /* kernel: CFTYPE_DEBUG, only when booted with cgroup_debug */
 #define CFT_NO_READ        (1u << 5) /* no read handler (mode 0200): reads fail with EINVAL */
+#define CFT_MOVES_CSS      (1u << 6) /* a write may kill csses below the parent: their values go too */
 
 /* terminated by an entry whose name is NULL */
 extern const CfType cftype_table[];

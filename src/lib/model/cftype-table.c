@@ -30,13 +30,13 @@
 
 const CfType cftype_table[] = {
         /* kernel/cgroup/cgroup.c: cgroup_base_files[] */
-        { "cgroup.type",                  -1, CFT_NOT_ON_ROOT | CFT_WRITABLE, cgroup_write_type },
+        { "cgroup.type",                  -1, CFT_NOT_ON_ROOT | CFT_WRITABLE | CFT_MOVES_CSS, cgroup_write_type },
         { "cgroup.procs",                 -1, CFT_WRITABLE, cg_write_procs },
         { "cgroup.threads",               -1, CFT_WRITABLE, cg_write_procs },
         /* no .write in stock 6.1 (0444); patch 0003 adds cgroup_controllers_write()
          * (0644): model-files.c decides by the rules */
-        { "cgroup.controllers",           -1, 0, cgroup_write_controllers },
-        { "cgroup.subtree_control",       -1, CFT_WRITABLE, cgroup_write_subtree_control },
+        { "cgroup.controllers",           -1, CFT_MOVES_CSS, cgroup_write_controllers },
+        { "cgroup.subtree_control",       -1, CFT_WRITABLE | CFT_MOVES_CSS, cgroup_write_subtree_control },
         { "cgroup.events",                -1, CFT_NOT_ON_ROOT, NULL },
         { "cgroup.max.descendants",       -1, CFT_WRITABLE, cg_write_max_descendants },
         { "cgroup.max.depth",             -1, CFT_WRITABLE, cg_write_max_depth },

@@ -204,9 +204,7 @@ int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **re
         return strbuf_steal(&b, ret);
 }
 
-static int write_file(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
-        const CfType *t = file_find(h, c, file);
-
+static int write_file(Hierarchy *h, Cgroup *c, const CfType *t, const char *buf, Reason *reterr_reason) {
         if (!t) {
                 reason_set(reterr_reason, REASON_NO_SUCH_FILE);
                 return -ENOENT;
@@ -223,7 +221,7 @@ static int write_file(Hierarchy *h, Cgroup *c, const char *file, const char *buf
          * cgroupfs has no open-time mode check (no KERNFS_ROOT_EXTRA_OPEN_PERM_CHECK),
          * so root opens a 0444 file for writing and cgroup_file_write() finds no handler.
          */
-        if (!cgroup_file_writable(h, c, file)) {
+        if (!cgroup_file_writable(h, c, t->name)) {
                 reason_set(reterr_reason, REASON_READ_ONLY);
                 return -EINVAL;
         }
@@ -235,11 +233,11 @@ static int write_file(Hierarchy *h, Cgroup *c, const char *file, const char *buf
 }
 
 int cgroup_write(Hierarchy *h, Cgroup *c, const char *file, const char *buf, Reason *reterr_reason) {
-        int r = write_file(h, c, file, buf, reterr_reason);
+        const CfType *t = file_find(h, c, file);
+        int r = write_file(h, c, t, buf, reterr_reason);
 
         /* a css that went took its values with it (model-values.c); cgroup.type reaches the siblings */
-        if (r >= 0 && startswith(file, "cgroup.") && (streq(file, "cgroup.subtree_control") ||
-                                                      streq(file, "cgroup.controllers") || streq(file, "cgroup.type")))
+        if (r >= 0 && t && (t->flags & CFT_MOVES_CSS))
                 hierarchy_values_prune(h, c->parent ?: c);
         return r;
 }
