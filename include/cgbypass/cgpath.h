@@ -98,6 +98,16 @@ bool cgpath_is_at_or_below(const char *path, const char *top);
 unsigned cgpath_depth(const char *path);
 
 /**
+ * cgpath_are_siblings() - whether @a and @b have the same parent
+ * @a: a normalized path, not necessarily a different one from @b
+ * @b: a normalized path in the same spelling
+ *
+ * "/a/x" and "/a/y" are siblings, "/a" and "/a/x" are not; the root is
+ * nobody's sibling.
+ */
+bool cgpath_are_siblings(const char *a, const char *b);
+
+/**
  * cgpath_parent() - the parent of a normalized @path, newly allocated, in
  *                   the same spelling
  * @path: either spelling, not the root

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/strbuf.h"
 #include "ctl-json.h"
 #include "ctl-tree.h"
@@ -157,23 +158,10 @@ typedef struct TreeGlyphs {
 static const TreeGlyphs glyphs_utf8 = { "\u251c\u2500", "\u2514\u2500", "\u2502 ", "  ", "\u2026" };
 static const TreeGlyphs glyphs_ascii = { "|-", "`-", "| ", "  ", "..." };
 
-/* the length of "/a/b" up to its last '/', which siblings share */
-static size_t parent_len(const char *path) {
-        const char *slash = strrchr(path, '/');
-        return slash ? (size_t) (slash - path) : 0;
-}
-
-static bool are_siblings(const char *a, const char *b) {
-        size_t n = parent_len(a);
-        return n == parent_len(b) && strncmp(a, b, n) == 0;
-}
-
 /* whether members[i] has none of its descendants after it (pre-order: they would follow at once) */
 static bool is_leaf(const EffectiveNode *n, size_t i) {
-        size_t len = strlen(n->members[i]);
-
-        return i + 1 >= n->n_members || strncmp(n->members[i + 1], n->members[i], len) != 0 ||
-               n->members[i + 1][len] != '/';
+        return i + 1 >= n->n_members || streq(n->members[i + 1], n->members[i]) ||
+               !cgpath_is_at_or_below(n->members[i + 1], n->members[i]);
 }
 
 static void node_format_members(const EffectiveNode *n, const TreeGlyphs *g, bool full, StrBuf *b) {
@@ -184,7 +172,7 @@ static void node_format_members(const EffectiveNode *n, const TreeGlyphs *g, boo
                         strbuf_append(b, ", ");
                 /* a run: siblings in a row, none followed by members below it (they would hide in the fold) */
                 if (!full && is_leaf(n, i))
-                        while (i + run < n->n_members && are_siblings(n->members[i], n->members[i + run]) &&
+                        while (i + run < n->n_members && cgpath_are_siblings(n->members[i], n->members[i + run]) &&
                                is_leaf(n, i + run))
                                 run++;
                 if (run > EFFECTIVE_TREE_FOLD_MIN) {

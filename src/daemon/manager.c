@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <systemd/sd-daemon.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "adopt.h"
 #include "callers.h"
@@ -153,13 +154,12 @@ char *manager_known_ancestor(const Manager *m, const char *path) {
         if (!path)
                 return NULL;
         top = strdup(path);
-        if (!top)
-                return NULL;
-        while (hierarchy_lookup(backend_get_model(m->backend), top, &c) < 0) {
-                char *slash = strrchr(top, '/');
-                if (!slash)
-                        break;
-                slash[slash == top] = '\0';
+        while (top && !cgpath_is_root(top) && hierarchy_lookup(backend_get_model(m->backend), top, &c) < 0) {
+                char *parent = NULL;
+
+                (void) cgpath_parent(top, &parent);
+                free(top);
+                top = parent;
         }
         return top;
 }

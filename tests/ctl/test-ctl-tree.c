@@ -280,6 +280,15 @@ START_TEST(test_fold_threshold) {
 }
 END_TEST
 
+/* the root's own cluster: "/" is not a sibling of the children that bypass it, so it starts no run */
+START_TEST(test_fold_root_cluster) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok("/|/s1|/s2|/s3|/s4|/s5|/s6\n");
+        _cleanup_free_ char *d = draw(t, false);
+
+        ck_assert_str_eq(d, "/, /s1 ... /s6 (6 cgroups)\n");
+}
+END_TEST
+
 /* GetEffectiveNodes' pairs build the same tree as the text */
 START_TEST(test_builder) {
         _cleanup_(effective_node_freep) EffectiveNode *parsed = parse_ok(doc_example), *built = NULL;
@@ -334,6 +343,7 @@ static Suite *tree_suite(void) {
         tcase_add_test(tc, test_too_deep);
         tcase_add_test(tc, test_fold_long_cluster);
         tcase_add_test(tc, test_fold_threshold);
+        tcase_add_test(tc, test_fold_root_cluster);
         tcase_add_test(tc, test_builder);
         suite_add_tcase(s, tc);
         return s;

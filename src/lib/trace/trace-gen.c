@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/strbuf.h"
 #include "cgbypass/trace.h"
 #include "trace-internal.h"
@@ -95,13 +96,12 @@ static Cgroup *gen_cg(const Gen *g, size_t i) {
 }
 
 static size_t gen_parent(size_t i) {
-        const char *p = gen_paths[i], *slash = strrchr(p, '/');
-        size_t n = slash ? (size_t) (slash - p) : 0;
+        _cleanup_free_ char *parent = NULL;
 
-        if (!slash)
+        if (i == 0 || cgpath_parent(gen_paths[i], &parent) < 0)
                 return 0;
         for (size_t j = 1; j < i; j++)
-                if (strlen(gen_paths[j]) == n && strncmp(gen_paths[j], p, n) == 0)
+                if (streq(gen_paths[j], parent))
                         return j;
         return 0;
 }

@@ -143,6 +143,20 @@ unsigned cgpath_depth(const char *path) {
         return n;
 }
 
+/* the length of @path's parent as a prefix of it: "/a/b" gives 2, "/a" and "a" 0 */
+static size_t parent_prefix_len(const char *path) {
+        const char *slash = strrchr(path, '/');
+        return slash ? (size_t) (slash - path) : 0;
+}
+
+bool cgpath_are_siblings(const char *a, const char *b) {
+        size_t n = parent_prefix_len(a);
+
+        if (cgpath_is_root(a) || cgpath_is_root(b))
+                return false;
+        return n == parent_prefix_len(b) && strncmp(a, b, n) == 0 && cgpath_is_absolute(a) == cgpath_is_absolute(b);
+}
+
 int cgpath_parent(const char *path, char **ret) {
         const char *slash;
         char *s;
