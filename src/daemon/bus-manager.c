@@ -41,6 +41,12 @@ static int no_such_cgroup(sd_bus_error *error, const char *path) {
         return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", path);
 }
 
+int bus_error_from_refusal(sd_bus_error *error, int r, const Refusal *f) {
+        if (f->kind == REFUSAL_REQUEST && reason_bus_error(f->reason))
+                return sd_bus_error_set(error, reason_bus_error(f->reason), f->detail);
+        return r;
+}
+
 int bus_error_from_change(sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req) {
         switch (f->kind) {
         case REFUSAL_NO_SUCH_CGROUP:
@@ -61,8 +67,15 @@ int bus_error_from_change(sd_bus_error *error, int r, const Refusal *f, const Ch
                                          "and taking it back failed: the hierarchy is between the old and the "
                                          "new state until the next reload (see the journal)", strerror(-r));
         default:
-                return r;
+                return bus_error_from_refusal(error, r, f);
         }
+}
+
+/* What manager_add_delegation() and manager_remove_delegation() refused: their reason, else Failed. */
+static int bus_error_from_delegation(sd_bus_error *error, int r, const Refusal *f) {
+        if (r == -ENOMEM || f->kind == REFUSAL_REQUEST)
+                return bus_error_from_refusal(error, r, f);
+        return sd_bus_error_set(error, BUS_ERROR_FAILED, strerror(-r));
 }
 
 static int config_invalid_error(sd_bus_error *error, const ConfigErrors *errs) {
@@ -166,12 +179,11 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
         r = caller_identify(m, msg, &caller, error);
         if (r < 0)
                 return refuse(&caller, method, cgroup, arg, r, error);
-        r = request_parse(hierarchy_builtin(backend_get_model(m->backend)), kind, cgroup, arg, &req, error);
+        r = request_parse(hierarchy_builtin(backend_get_model(m->backend)), kind, cgroup, arg, &req, &refusal);
+        if (r >= 0)
+                r = delegation_authorize(m->config, caller.uid, &req, &auth, &refusal);
         if (r < 0)
-                return refuse(&caller, method, cgroup, arg, r, error);
-        r = delegation_authorize(m->config, caller.uid, &req, &auth, error);
-        if (r < 0)
-                return refuse(&caller, method, cgroup, arg, r, error);
+                return refuse(&caller, method, cgroup, arg, bus_error_from_refusal(error, r, &refusal), error);
 
         char *details[] = {
                 (char *) "cgroup", (char *) req.cgroup,
@@ -180,7 +192,8 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
                 (char *) "file", (char *) req.file,
                 NULL,
         };
-        r = authorize(m, msg, &caller, auth.action, details, auth.deny_name, auth.deny_message, error);
+        r = authorize(m, msg, &caller, auth.action, details, reason_bus_error(auth.deny_reason), auth.deny_message,
+                      error);
         if (r < 0)
                 return refuse(&caller, method, cgroup, arg, r, error);
         if (r == 0)
@@ -259,11 +272,12 @@ static int append_mask(sd_bus_message *reply, CgMask enabled, CgMask bypassed) {
 }
 
 static int lookup_cgroup(Manager *m, const char *path, Cgroup **ret, sd_bus_error *error) {
+        _cleanup_(refusal_done) Refusal refusal = {};
         int r;
 
-        r = request_path_verify(path, error);
+        r = request_path_verify(path, &refusal);
         if (r < 0)
-                return r;
+                return bus_error_from_refusal(error, r, &refusal);
         /* a child its owner just made is known only after this */
         (void) manager_refresh(m, path);
         r = hierarchy_lookup(backend_get_model(m->backend), path, ret);
@@ -536,7 +550,8 @@ static int method_list_delegations(sd_bus_message *msg, void *userdata, sd_bus_e
 }
 
 static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *names = NULL, *why = NULL, *arg = NULL;
+        _cleanup_free_ char *names = NULL, *arg = NULL;
+        _cleanup_(refusal_done) Refusal refusal = {};
         Manager *m = userdata;
         const char *cgroup;
         bool create = true, persistent = false;
@@ -557,8 +572,11 @@ static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_err
                 r = caller_identify(m, msg, &caller, error);
         else
                 caller = (Caller) {};
-        if (r >= 0)
-                r = request_path_verify(cgroup, error);
+        if (r >= 0) {
+                r = request_path_verify(cgroup, &refusal);
+                if (r < 0)
+                        r = bus_error_from_refusal(error, r, &refusal);
+        }
         if (r >= 0 && streq(cgroup, "/"))
                 r = sd_bus_error_set(error, BUS_ERROR_ROOT_CGROUP, "The root cgroup cannot be delegated; "
                                      "delegate a cgroup below it");
@@ -588,16 +606,18 @@ static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_err
         if (r == 0)
                 return 1;
 
-        r = manager_add_delegation(m, cgroup, uid, controllers, create, persistent, &why);
+        r = manager_add_delegation(m, cgroup, uid, controllers, create, persistent, &refusal);
         if (r < 0)
-                return refuse(&caller, "AddDelegation", cgroup, arg, bus_error_from_delegation(error, r, why), error);
+                return refuse(&caller, "AddDelegation", cgroup, arg, bus_error_from_delegation(error, r, &refusal),
+                              error);
         log_decision(LOG_INFO, &caller, "AddDelegation", cgroup, arg, false, NULL,
                      persistent ? "lifetime persistent" : "lifetime cgroup");
         return sd_bus_reply_method_return(msg, NULL);
 }
 
 static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *why = NULL, *deny = NULL;
+        _cleanup_(refusal_done) Refusal refusal = {};
+        _cleanup_free_ char *deny = NULL;
         Manager *m = userdata;
         const char *cgroup;
         Caller caller;
@@ -607,8 +627,11 @@ static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_
         if (r < 0)
                 return r;
         r = caller_identify(m, msg, &caller, error);
-        if (r >= 0)
-                r = request_path_verify(cgroup, error);
+        if (r >= 0) {
+                r = request_path_verify(cgroup, &refusal);
+                if (r < 0)
+                        r = bus_error_from_refusal(error, r, &refusal);
+        }
         if (r < 0)
                 return refuse(&caller, "RemoveDelegation", cgroup, NULL, r, error);
 
@@ -632,9 +655,10 @@ static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_
         if (r == 0)
                 return 1;
 
-        r = manager_remove_delegation(m, cgroup, NULL, &why);
+        r = manager_remove_delegation(m, cgroup, NULL, &refusal);
         if (r < 0)
-                return refuse(&caller, "RemoveDelegation", cgroup, NULL, bus_error_from_delegation(error, r, why), error);
+                return refuse(&caller, "RemoveDelegation", cgroup, NULL, bus_error_from_delegation(error, r, &refusal),
+                              error);
         log_decision(LOG_INFO, &caller, "RemoveDelegation", cgroup, NULL, false, NULL, NULL);
         return sd_bus_reply_method_return(msg, NULL);
 }

@@ -16,6 +16,8 @@
  * @r when @f names no error (REFUSAL_NONE: -ENOMEM, ...).
  */
 int bus_error_from_change(sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req);
+/* The same for a request refused by its checks (REFUSAL_REQUEST): the Reason's name, the refusal's words. */
+int bus_error_from_refusal(sd_bus_error *error, int r, const Refusal *f);
 int bus_error_from_reload(sd_bus_error *error, int r, const Refusal *f, const ConfigErrors *errs);
 
 /**

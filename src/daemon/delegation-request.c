@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* AddDelegation's and RemoveDelegation's arguments, checked, and their refusals as named errors. */
+/* AddDelegation's arguments, read from the message and checked. */
 #include "cgbypass/bus-errors.h"
 #include "delegation-request.h"
 
@@ -95,31 +95,4 @@ int delegation_request_read_controllers(sd_bus_message *msg, CgMask available, C
                 return -ENOMEM;
         *ret = mask;
         return 0;
-}
-
-int bus_error_from_delegation(sd_bus_error *error, int r, const char *why) {
-        const char *name;
-
-        switch (r) {
-        case -ENOENT:
-                name = BUS_ERROR_NO_SUCH_CGROUP;
-                break;
-        case -EEXIST:
-                name = BUS_ERROR_DELEGATION_CONFLICT;
-                break;
-        case -EINVAL:
-                name = BUS_ERROR_INVALID_ARGUMENT;
-                break;
-        case -ESRCH:
-                name = BUS_ERROR_NO_SUCH_DELEGATION;
-                break;
-        case -EPERM:
-                name = BUS_ERROR_NOT_RUNTIME_DELEGATION;
-                break;
-        case -ENOMEM:
-                return r;
-        default:
-                name = BUS_ERROR_FAILED;
-        }
-        return sd_bus_error_setf(error, name, "%s", why ? why : strerror(-r));
 }

@@ -27,12 +27,3 @@ int delegation_request_read_options(sd_bus_message *msg, bool *create, bool *per
  */
 int delegation_request_read_controllers(sd_bus_message *msg, CgMask available, CgMask *ret, char **ret_names,
                                         sd_bus_error *error);
-
-/*
- * The named error for what manager_add_delegation() or
- * manager_remove_delegation() refused with @r (@why: their words):
- * -ENOENT NoSuchCgroup, -EEXIST DelegationConflict, -EINVAL
- * InvalidArgument, -ESRCH NoSuchDelegation, -EPERM NotRuntimeDelegation,
- * anything else Failed. Return: the errno the name maps to (-ENOMEM as is).
- */
-int bus_error_from_delegation(sd_bus_error *error, int r, const char *why);

@@ -10,8 +10,6 @@
  * org.cgbypass1.manage-delegated; everyone else, org.cgbypass1.manage.
  */
 
-#include <systemd/sd-bus.h>
-
 #include "manager.h"
 
 #define POLKIT_ACTION_MANAGE_DELEGATED  "org.cgbypass1.manage-delegated"
@@ -21,7 +19,7 @@
 typedef struct Authorization {
         const char *action;             /* the polkit action to ask for; NULL: allowed (uid 0) */
         bool admin;                     /* the change counts as an administrator's */
-        const char *deny_name;          /* the error when polkit says no */
+        Reason deny_reason;             /* why, when polkit says no */
         char *deny_message;             /* ... and its message (owned) */
 } Authorization;
 
@@ -31,9 +29,9 @@ void authorization_done(Authorization *a);
  * delegation_authorize() - what a caller needs for a request
  * @uid: the caller's effective uid, from the bus
  *
- * Return: 0 and @ret; -EPERM with @error NotManaged when the cgroup is
+ * Return: 0 and @ret; -EPERM with @reterr REASON_NOT_MANAGED when the cgroup is
  * outside what the configuration manages or delegates (for every caller);
  * -ENOMEM.
  */
 int delegation_authorize(const Config *c, uid_t uid, const ChangeRequest *req, Authorization *ret,
-                         sd_bus_error *error);
+                         Refusal *reterr);

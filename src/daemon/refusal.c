@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "cgbypass/macro.h"
 #include "refusal.h"
 
@@ -33,4 +36,21 @@ int refusal_set_detail(Refusal *f, RefusalKind kind, const char *detail) {
         }
         f->kind = kind;
         return 0;
+}
+
+int refusal_set_request(Refusal *f, Reason reason, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        refusal_done(f);
+        va_start(ap, fmt);
+        r = vasprintf(&f->detail, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                f->detail = NULL;
+                return -ENOMEM;
+        }
+        f->kind = REFUSAL_REQUEST;
+        f->reason = reason;
+        return -reason_errno(reason);
 }

@@ -6,7 +6,6 @@
  */
 #include <stdint.h>
 
-#include "cgbypass/bus-errors.h"
 #include "cgbypass/cgpath.h"
 #include "manager.h"
 #include "request.h"
@@ -70,51 +69,51 @@ const char *request_quote(const char *s, char buf[static REQUEST_QUOTE_SIZE]) {
         return buf;
 }
 
-int request_path_verify(const char *path, sd_bus_error *error) {
+int request_path_verify(const char *path, Refusal *reterr) {
         char q[REQUEST_QUOTE_SIZE];
         const char *why = NULL;
         unsigned depth;
 
         if (isempty(path))
-                return sd_bus_error_set(error, BUS_ERROR_INVALID_PATH,
+                return refusal_set_request(reterr, REASON_INVALID_PATH,
                                         "An empty string is not a cgroup path; the root cgroup is \"/\"");
         if (!utf8_is_valid(path))
-                return sd_bus_error_set(error, BUS_ERROR_INVALID_PATH, "The cgroup path is not valid UTF-8");
+                return refusal_set_request(reterr, REASON_INVALID_PATH, "The cgroup path is not valid UTF-8");
         if (cgpath_verify(path, CGPATH_MANAGED, &why) < 0)
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
+                return refusal_set_request(reterr, REASON_INVALID_PATH,
                                          "'%s' %s: give a normalized absolute cgroup path, as in /proc/PID/cgroup",
                                          request_quote(path, q), why);
         depth = cgpath_depth(path);
         if (depth > MANAGER_PATH_DEPTH_MAX)
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_PATH,
+                return refusal_set_request(reterr, REASON_INVALID_PATH,
                                          "'%s' is deeper than %u levels", request_quote(path, q), MANAGER_PATH_DEPTH_MAX);
         return 0;
 }
 
-int request_controller_verify(const char *name, CgMask builtin, Controller *ret, sd_bus_error *error) {
+int request_controller_verify(const char *name, CgMask builtin, Controller *ret, Refusal *reterr) {
         char q[REQUEST_QUOTE_SIZE];
         Controller x;
 
         if (isempty(name))
-                return sd_bus_error_set(error, BUS_ERROR_INVALID_ARGUMENT, "The controller name is empty");
+                return refusal_set_request(reterr, REASON_PARSE, "The controller name is empty");
         if (strchr("+-#", name[0]))
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                return refusal_set_request(reterr, REASON_PARSE,
                                          "'%s': give the controller's name without '%c'; the method says what "
                                          "to do with it", request_quote(name, q), name[0]);
         for (const char *p = name; *p; p++)
                 if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_') || p - name >= 64)
-                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                        return refusal_set_request(reterr, REASON_PARSE,
                                                  "'%s' is not one controller name", request_quote(name, q));
         x = controller_from_string(name);
         if (x < 0)
-                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
+                return refusal_set_request(reterr, REASON_UNKNOWN_CONTROLLER,
                                          "There is no controller named '%s'", name);
         if (!(builtin & CGMASK(x)) || (controller_inhibit_mask(builtin) & CGMASK(x)))
-                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
+                return refusal_set_request(reterr, REASON_UNKNOWN_CONTROLLER,
                                          "The controller '%s' is not available on this kernel's cgroup2 hierarchy",
                                          name);
         if (controller_implicit_mask(builtin) & CGMASK(x))
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                return refusal_set_request(reterr, REASON_PARSE,
                                          "'%s' is implicit on cgroup2: every cgroup has it, and it cannot be "
                                          "switched", name);
         *ret = x;
@@ -127,7 +126,7 @@ void change_request_done(ChangeRequest *r) {
         *r = (ChangeRequest) {};
 }
 
-static int parse_change(const char *arg, CgMask builtin, ControllerChange *ret, sd_bus_error *error) {
+static int parse_change(const char *arg, CgMask builtin, ControllerChange *ret, Refusal *reterr) {
         _cleanup_free_ char *copy = NULL;
         ControllerChange ch = {};
         char q[REQUEST_QUOTE_SIZE];
@@ -136,11 +135,11 @@ static int parse_change(const char *arg, CgMask builtin, ControllerChange *ret, 
         int r;
 
         if (strlen(arg) > 4096)
-                return sd_bus_error_set(error, BUS_ERROR_INVALID_ARGUMENT,
+                return refusal_set_request(reterr, REASON_PARSE,
                                         "The change is longer than 4096 bytes, more than the kernel takes in one write");
         for (const char *p = arg; *p; p++)
                 if ((unsigned char) *p < 0x20 || *p == 0x7f)
-                        return sd_bus_error_set(error, BUS_ERROR_INVALID_ARGUMENT,
+                        return refusal_set_request(reterr, REASON_PARSE,
                                                 "The change contains a control character; separate tokens by spaces");
         copy = strdup(arg);
         if (!copy)
@@ -149,27 +148,27 @@ static int parse_change(const char *arg, CgMask builtin, ControllerChange *ret, 
                 Controller x;
 
                 if (!strchr("+-#", t[0]) || !t[0])
-                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                        return refusal_set_request(reterr, REASON_PARSE,
                                                  "'%s' is not a change: write +NAME (enable), #NAME (bypass) or "
                                                  "-NAME (disable)", request_quote(t, q));
-                r = request_controller_verify(t + 1, builtin, &x, error);
+                r = request_controller_verify(t + 1, builtin, &x, reterr);
                 if (r < 0)
                         return r;
                 if ((ch.enable | ch.bypass | ch.disable) & CGMASK(x))
-                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                        return refusal_set_request(reterr, REASON_PARSE,
                                                  "The change names %s twice", t + 1);
                 *(t[0] == '+' ? &ch.enable : t[0] == '#' ? &ch.bypass : &ch.disable) |= CGMASK(x);
                 n++;
         }
         if (n == 0)
-                return sd_bus_error_set(error, BUS_ERROR_INVALID_ARGUMENT,
+                return refusal_set_request(reterr, REASON_PARSE,
                                         "The change is empty; give tokens such as '+cpu #io -memory'");
         *ret = ch;
         return 0;
 }
 
 int request_parse(CgMask builtin, ChangeKind kind, const char *cgroup, const char *arg, ChangeRequest *ret,
-                  sd_bus_error *error) {
+                  Refusal *reterr) {
         static const char *const methods[_CHANGE_KIND_MAX] = {
                 [CHANGE_ENABLE] = "EnableController",
                 [CHANGE_BYPASS] = "BypassController",
@@ -179,21 +178,21 @@ int request_parse(CgMask builtin, ChangeKind kind, const char *cgroup, const cha
         Controller x;
         int r;
 
-        r = request_path_verify(cgroup, error);
+        r = request_path_verify(cgroup, reterr);
         if (r < 0)
                 return r;
         if (kind == CHANGE_SUBTREE) {
-                r = parse_change(arg, builtin, &req.change, error);
+                r = parse_change(arg, builtin, &req.change, reterr);
                 if (r < 0)
                         return r;
                 req.file = "cgroup.subtree_control";
                 r = controller_change_to_string(&req.change, &req.value);
         } else {
-                r = request_controller_verify(arg, builtin, &x, error);
+                r = request_controller_verify(arg, builtin, &x, reterr);
                 if (r < 0)
                         return r;
                 if (streq(cgroup, "/"))
-                        return sd_bus_error_setf(error, BUS_ERROR_ROOT_CGROUP,
+                        return refusal_set_request(reterr, REASON_ROOT,
                                                  "The root cgroup has no parent that could bypass %s for it; "
                                                  "%s works on the cgroups below it", arg, req.method);
                 req.file = "cgroup.controllers";

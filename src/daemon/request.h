@@ -7,10 +7,9 @@
  * cgroup2, a change is well formed. delegation.h decides who may make it.
  */
 
-#include <systemd/sd-bus.h>
-
 #include "cgbypass/config.h"
 #include "cgbypass/controller.h"
+#include "refusal.h"
 
 /* What a request asks for, validated (request_parse()). */
 typedef enum ChangeKind {
@@ -47,19 +46,19 @@ const char *request_quote(const char *s, char buf[static REQUEST_QUOTE_SIZE]);
  *
  * Normalized and absolute, without white space (cgpath_verify(), CGPATH_MANAGED),
  * valid UTF-8, at most MANAGER_PATH_DEPTH_MAX components. Return: 0, or -EINVAL
- * with @error set to InvalidPath.
+ * with @reterr REASON_INVALID_PATH.
  */
-int request_path_verify(const char *path, sd_bus_error *error);
+int request_path_verify(const char *path, Refusal *reterr);
 
 /**
  * request_controller_verify() - check one controller name from a caller
  * @builtin: the controllers of the hierarchy
  *
- * Return: 0 and @ret; -EINVAL with @error: InvalidArgument for a name with a
- * '+', '-' or '#' in front or anything that is not one name, UnknownController
- * for a name the kernel does not have on cgroup2.
+ * Return: 0 and @ret; -EINVAL with @reterr: REASON_PARSE for a name with a
+ * '+', '-' or '#' in front or anything that is not one name,
+ * REASON_UNKNOWN_CONTROLLER for a name the kernel does not have on cgroup2.
  */
-int request_controller_verify(const char *name, CgMask builtin, Controller *ret, sd_bus_error *error);
+int request_controller_verify(const char *name, CgMask builtin, Controller *ret, Refusal *reterr);
 
 /**
  * request_parse() - validate a change request's arguments
@@ -67,8 +66,8 @@ int request_controller_verify(const char *name, CgMask builtin, Controller *ret,
  * @arg: the controller (CHANGE_ENABLE, CHANGE_BYPASS) or the change (CHANGE_SUBTREE)
  * @ret: the request; its strings point into @cgroup or are owned (change_request_done())
  *
- * Return: 0; -EINVAL with @error (InvalidPath, RootCgroup, UnknownController,
- * InvalidArgument); -ENOMEM.
+ * Return: 0; -EINVAL with @reterr (REASON_INVALID_PATH, REASON_ROOT,
+ * REASON_UNKNOWN_CONTROLLER, REASON_PARSE); -ENOMEM.
  */
 int request_parse(CgMask builtin, ChangeKind kind, const char *cgroup, const char *arg, ChangeRequest *ret,
-                  sd_bus_error *error);
+                  Refusal *reterr);

@@ -159,19 +159,26 @@ void runtime_delegations_forget_gone(Manager *m) {
                                   "ends them again): %m", manager_state_dir(m));
 }
 
-static int msg(char **reterr_msg, int r, const char *fmt, ...) _printf_(3, 4);
-static int msg(char **reterr_msg, int r, const char *fmt, ...) {
+/* @f gets @reason and the words; the return is @r, the errno the header documents */
+static int msg(Refusal *f, Reason reason, int r, const char *fmt, ...) _printf_(4, 5);
+static int msg(Refusal *f, Reason reason, int r, const char *fmt, ...) {
+        _cleanup_free_ char *text = NULL;
         va_list ap;
+        int q;
 
         va_start(ap, fmt);
-        if (vasprintf(reterr_msg, fmt, ap) < 0)
-                *reterr_msg = NULL;
+        q = vasprintf(&text, fmt, ap);
         va_end(ap);
-        return r;
+        if (q < 0) {
+                text = NULL;
+                return -ENOMEM;
+        }
+        q = refusal_set_request(f, reason, "%s", text);
+        return q == -ENOMEM ? q : r;
 }
 
 /* The rule's words, with the request's own place ("WHERE:0") said as such. */
-static int conflict(char **reterr_msg, const char *path, const char *where, const char *e) {
+static int conflict(Refusal *f, const char *path, const char *where, const char *e) {
         _cleanup_free_ char *self = NULL;
         StrBuf b = STRBUF_INIT;
         const char *p;
@@ -187,7 +194,10 @@ static int conflict(char **reterr_msg, const char *path, const char *where, cons
                 e = p + strlen(self);
         }
         strbuf_printf(&b, "%s", e);
-        return strbuf_steal(&b, reterr_msg) < 0 ? -ENOMEM : -EEXIST;
+        _cleanup_free_ char *text = NULL;
+        if (strbuf_steal(&b, &text) < 0)
+                return -ENOMEM;
+        return msg(f, REASON_DELEGATION_CONFLICT, -EEXIST, "%s", text);
 }
 
 static char *parent_of(const char *path) {
@@ -196,7 +206,7 @@ static char *parent_of(const char *path) {
 }
 
 int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask controllers, bool create,
-                           bool persistent, char **reterr_msg) {
+                           bool persistent, Refusal *reterr) {
         _cleanup_free_ char *parent = parent_of(path), *where = record_path(manager_state_dir(m));
         ConfigErrors errs = CONFIG_ERRORS_INIT;
         ClientChanges next = {};
@@ -211,15 +221,15 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
         manager_snapshot_for_signals(m, NULL, &before);
         (void) manager_refresh_quiet(m, backend_get_type(m->backend) != BACKEND_SIM, path, NULL);
         if (!manager_has_cgroup(m, path) && !create) {
-                r = msg(reterr_msg, -ENOENT, "%s does not exist (and the option create is false)", path);
+                r = msg(reterr, REASON_NO_SUCH_CGROUP, -ENOENT, "%s does not exist (and the option create is false)", path);
                 goto finish;
         }
         if (!manager_has_cgroup(m, path) && !manager_has_cgroup(m, parent)) {
-                r = msg(reterr_msg, -ENOENT, "%s does not exist: make the cgroups above %s first", parent, path);
+                r = msg(reterr, REASON_NO_SUCH_CGROUP, -ENOENT, "%s does not exist: make the cgroups above %s first", parent, path);
                 goto finish;
         }
         FOREACH_CONTROLLER_IN(x, controllers & ~hierarchy_builtin(backend_get_model(m->backend))) {
-                r = msg(reterr_msg, -EINVAL, "This hierarchy has no controller %s to delegate",
+                r = msg(reterr, REASON_UNKNOWN_CONTROLLER, -EINVAL, "This hierarchy has no controller %s to delegate",
                         controller_to_string(x));
                 goto finish;
         }
@@ -231,7 +241,7 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
                 goto finish;
         r = config_validate_delegations(m->config, &errs);
         if (r == -EINVAL)
-                r = conflict(reterr_msg, path, where, config_errors_count(&errs) > 0 ? config_errors_get(&errs, 0) : "?");
+                r = conflict(reterr, path, where, config_errors_count(&errs) > 0 ? config_errors_get(&errs, 0) : "?");
         if (r < 0) {
                 config_remove_delegation(m->config, idx);
                 goto finish;
@@ -241,7 +251,7 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
         r = save(m, m->config);
         if (r < 0) {
                 config_remove_delegation(m->config, idx);
-                r = msg(reterr_msg, r, "Failed to record the delegation in '%s': %s; nothing was changed",
+                r = msg(reterr, REASON_FAILED, r, "Failed to record the delegation in '%s': %s; nothing was changed",
                         manager_state_dir(m), strerror(-r));
                 goto finish;
         }
@@ -259,10 +269,11 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
                         log_error_errno(q, "Failed to take the record of the delegation of %s back; the next start "
                                         "applies it: %m", path);
                 if (r == -EINVAL && config_errors_count(&errs) > 0)
-                        r = msg(reterr_msg, r, "Cannot delegate %s: %s", path,
+                        r = msg(reterr, REASON_PARSE, r, "Cannot delegate %s: %s", path,
                                 config_errors_get(&errs, config_errors_count(&errs) - 1));
                 else
-                        r = msg(reterr_msg, r, "Failed to apply the delegation of %s: %s; %s", path, strerror(-r),
+                        r = msg(reterr, r == -EINVAL ? REASON_PARSE : r == -ENOENT ? REASON_NO_SUCH_CGROUP : REASON_FAILED, r,
+                                "Failed to apply the delegation of %s: %s; %s", path, strerror(-r),
                                 outcome == APPLY_LEFT_BETWEEN ?
                                 "taking it back failed too: the hierarchy is between the two until the next reload" :
                                 "nothing was changed");
@@ -290,7 +301,7 @@ finish:
         return r;
 }
 
-int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, char **reterr_msg) {
+int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, Refusal *reterr) {
         DelegateSpec *d = NULL;
         size_t idx = 0;
         uid_t uid;
@@ -302,16 +313,16 @@ int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, char
                         idx = i;
                 }
         if (!d)
-                return msg(reterr_msg, -ESRCH, "%s is not delegated", path);
+                return msg(reterr, REASON_NO_SUCH_DELEGATION, -ESRCH, "%s is not delegated", path);
         if (!d->runtime)
-                return msg(reterr_msg, -EPERM, "The delegation of %s is configured at %s:%u; remove that [delegate] "
+                return msg(reterr, REASON_NOT_RUNTIME_DELEGATION, -EPERM, "The delegation of %s is configured at %s:%u; remove that [delegate] "
                            "section and reload", path, d->section_loc.file, d->section_loc.line);
         uid = d->uid;
         d->runtime = false;     /* left out of the record */
         r = save(m, m->config);
         d->runtime = true;
         if (r < 0)
-                return msg(reterr_msg, r, "Failed to record the end of the delegation in '%s': %s; nothing was "
+                return msg(reterr, REASON_FAILED, r, "Failed to record the end of the delegation in '%s': %s; nothing was "
                            "changed", manager_state_dir(m), strerror(-r));
         /* the desired state without it first: it may point to its path */
         d->create = false;

@@ -34,7 +34,7 @@ void runtime_delegations_forget_gone(Manager *m);
  * manager_add_delegation() - delegate @path to @uid for @controllers, now and after restarts
  * @create: make the cgroup when it is missing
  * @persistent: until RemoveDelegation (else until the cgroup is removed)
- * @reterr_msg: why, for the caller (malloc'ed)
+ * @reterr: why, for the caller: REFUSAL_REQUEST with the reason of each errno below
  *
  * Recorded first, then applied (the cgroup made, handed to its owner); on a
  * failure the record is restored and nothing changed. Return: 0; -ENOENT
@@ -43,13 +43,13 @@ void runtime_delegations_forget_gone(Manager *m);
  * (the policy cannot have it); -errno of the state or of a write.
  */
 int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask controllers, bool create,
-                           bool persistent, char **reterr_msg);
+                           bool persistent, Refusal *reterr);
 
 /**
  * manager_remove_delegation() - end a run-time delegation of @path
  *
  * The files go back to root; the cgroups and their controllers stay.
  * Return: 0; -ESRCH (no delegation of @path); -EPERM (a configured one:
- * @reterr_msg names its place); -errno of the state (nothing changed).
+ * @reterr names its place); -errno of the state (nothing changed).
  */
-int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, char **reterr_msg);
+int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, Refusal *reterr);

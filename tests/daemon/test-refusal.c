@@ -54,7 +54,7 @@ START_TEST(test_refusal) {
         ConfigLocation l3 = { .file = "/etc/x.conf", .line = 3 }, l9 = { .file = "/etc/x.conf", .line = 9 };
         int r;
 
-        ck_assert_int_eq(request_parse(CGMASK_VM_KERNEL, CHANGE_ENABLE, "/srv/a/b", "cpu", &req, NULL), 0);
+        ck_assert_int_eq(request_parse(CGMASK_VM_KERNEL, CHANGE_ENABLE, "/srv/a/b", "cpu", &req, &(Refusal) {}), 0);
         ck_assert_int_eq(config_errors_add(&errs, &l3, "one"), 0);
         ck_assert_int_eq(config_errors_add(&errs, &l9, "two"), 0);
         if (cases[_i].reload)

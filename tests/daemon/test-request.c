@@ -8,6 +8,7 @@
 #include <check.h>
 
 #include "cgbypass/bus-errors.h"
+#include "bus-manager.h"
 #include "manager.h"
 #include "request.h"
 
@@ -25,6 +26,18 @@ static const char *deep_path(unsigned n) {
         }
         *p = '\0';
         return buf;
+}
+
+/* What a client gets: the refusal through bus-manager.c, the one place that names bus errors. */
+static int to_bus(int r, Refusal *f, sd_bus_error *e) {
+        if (r < 0) {
+                ck_assert_int_eq(f->kind, REFUSAL_REQUEST);
+                ck_assert_int_eq(r, -reason_errno(f->reason));
+                r = bus_error_from_refusal(e, r, f);
+        } else
+                ck_assert_int_eq(f->kind, REFUSAL_NONE);
+        refusal_done(f);
+        return r;
 }
 
 static void check_error(int r, const sd_bus_error *e, int want_r, const char *want_name, const char *want_text,
@@ -68,10 +81,11 @@ static const struct {
 
 START_TEST(test_path_verify) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        Refusal f = {};
         const char *path = paths[_i].path ?: deep_path(paths[_i].depth);
         int r;
 
-        r = request_path_verify(path, &e);
+        r = to_bus(request_path_verify(path, &f), &f, &e);
         check_error(r, &e, paths[_i].r, paths[_i].name, paths[_i].text, paths[_i].path ?: "a deep path");
 }
 END_TEST
@@ -108,10 +122,11 @@ static const struct {
 
 START_TEST(test_controller_verify) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        Refusal f = {};
         Controller x = _CONTROLLER_INVALID;
         int r;
 
-        r = request_controller_verify(controllers[_i].name, controllers[_i].builtin, &x, &e);
+        r = to_bus(request_controller_verify(controllers[_i].name, controllers[_i].builtin, &x, &f), &f, &e);
         check_error(r, &e, controllers[_i].r, controllers[_i].error, controllers[_i].text, controllers[_i].name);
         if (r == 0)
                 ck_assert_int_eq(x, controllers[_i].x);
@@ -147,10 +162,11 @@ static const struct {
 
 START_TEST(test_parse) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        Refusal f = {};
         _cleanup_(change_request_done) ChangeRequest req = {};
         int r;
 
-        r = request_parse(BUILTIN, parses[_i].kind, parses[_i].cgroup, parses[_i].arg, &req, &e);
+        r = to_bus(request_parse(BUILTIN, parses[_i].kind, parses[_i].cgroup, parses[_i].arg, &req, &f), &f, &e);
         check_error(r, &e, 0, NULL, NULL, parses[_i].arg);
         ck_assert_int_eq(req.kind, parses[_i].kind);
         ck_assert_str_eq(req.cgroup, parses[_i].cgroup);
@@ -189,11 +205,12 @@ static const struct {
 
 START_TEST(test_parse_refused) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        Refusal f = {};
         ChangeRequest req = { .value = (char *) "untouched" };
         const char *arg = refusals[_i].arg ?: long_change();
         int r;
 
-        r = request_parse(BUILTIN, refusals[_i].kind, refusals[_i].cgroup, arg, &req, &e);
+        r = to_bus(request_parse(BUILTIN, refusals[_i].kind, refusals[_i].cgroup, arg, &req, &f), &f, &e);
         check_error(r, &e, -EINVAL, refusals[_i].error, refusals[_i].text, refusals[_i].arg ?: "a long change");
         ck_assert_str_eq(req.value, "untouched");      /* @ret is set only on success */
 }

@@ -73,19 +73,25 @@ static bool printable_utf8_line(const char *s) {
         return true;
 }
 
-static void check_error(const sd_bus_error *e, int r) {
+static CgMask builtin(void) {
+        return hierarchy_builtin(backend_get_model(manager.backend));
+}
+
+static void check_error(const Refusal *f, int r) {
+        const char *name = f->kind == REFUSAL_REQUEST ? reason_bus_error(f->reason) : NULL;
+
         if (r == -ENOMEM)
                 return;
         if (r != -EINVAL)
                 fuzz_fail("request_parse() failed with something but -EINVAL", strerror(-r));
-        if (!sd_bus_error_is_set(e) || !startswith(e->name, "org.cgbypass1.Error."))
-                fuzz_fail("a refusal without an org.cgbypass1.Error name", e->name);
-        if (!e->message || !*e->message || strlen(e->message) > MESSAGE_MAX || !printable_utf8_line(e->message))
-                fuzz_fail("a refusal's message is empty, long or not one printable line", e->message);
+        if (!name || !startswith(name, "org.cgbypass1.Error."))
+                fuzz_fail("a refusal without an org.cgbypass1.Error name", name);
+        if (!f->detail || !*f->detail || strlen(f->detail) > MESSAGE_MAX || !printable_utf8_line(f->detail))
+                fuzz_fail("a refusal's message is empty, long or not one printable line", f->detail);
 }
 
 static void check_request(ChangeKind kind, const char *cgroup, const ChangeRequest *req) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(refusal_done) Refusal e = {};
         ChangeRequest again = {};
         int r;
 
@@ -94,7 +100,7 @@ static void check_request(ChangeKind kind, const char *cgroup, const ChangeReque
         if (req->controllers == 0 || !req->value || !req->names || !*req->names)
                 fuzz_fail("an accepted request names no controller", req->value);
         /* what is written, parsed as a SetSubtreeControl change, is the same change */
-        r = request_parse(&manager, CHANGE_SUBTREE, cgroup, req->value, &again, &e);
+        r = request_parse(builtin(), CHANGE_SUBTREE, cgroup, req->value, &again, &e);
         if (r == -ENOMEM)
                 return;
         if (kind == CHANGE_SUBTREE) {
@@ -108,7 +114,7 @@ static void check_request(ChangeKind kind, const char *cgroup, const ChangeReque
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(refusal_done) Refusal e = {};
         _cleanup_free_ char *text = NULL;
         char q[REQUEST_QUOTE_SIZE];
         ChangeRequest req = {};
@@ -130,12 +136,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (strlen(quoted) >= REQUEST_QUOTE_SIZE || !printable_utf8_line(quoted))
                 fuzz_fail("request_quote() gives long or unprintable text", NULL);
 
-        r = request_parse(&manager, kind, cgroup, arg, &req, &e);
+        r = request_parse(builtin(), kind, cgroup, arg, &req, &e);
         if (r < 0)
                 check_error(&e, r);
         else {
-                if (sd_bus_error_is_set(&e))
-                        fuzz_fail("an accepted request has an error set", e.name);
+                if (e.kind != REFUSAL_NONE)
+                        fuzz_fail("an accepted request has a refusal set", e.detail);
                 check_request(kind, cgroup, &req);
                 change_request_done(&req);
         }
