@@ -10,6 +10,7 @@
 
 #include "cgbypass/strbuf.h"
 #include "cgbypass/trace.h"
+#include "trace-cli.h"
 
 #define PROG "cgbypass-conform"
 
@@ -60,18 +61,6 @@ static void help(void) {
                "Example (inside the VM):\n"
                "  " PROG " --kernel /sys/fs/cgroup --rules bypass --seed 1 --count 2000 \\\n"
                "      /tests/traces/*.trace\n");
-}
-
-static int usage_error(const char *fmt, ...) _printf_(1, 2);
-static int usage_error(const char *fmt, ...) {
-        va_list ap;
-
-        fputs(PROG ": ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputs(" (see --help)\n", stderr);
-        return 2;
 }
 
 static char *strdupf(const char *fmt, ...) _printf_(1, 2);
@@ -325,29 +314,13 @@ finish:
         return r;
 }
 
-static int parse_u64(const char *s, uint64_t *ret) {
-        char *end;
-
-        if (!*s || *s == '-')
-                return -EINVAL;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 0);
-        if (errno || *end)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
 int main(int argc, char *argv[]) {
         enum {
-                ARG_KERNEL = 0x100, ARG_RULES, ARG_CONTROLLERS, ARG_NONROOT, ARG_SEED, ARG_COUNT, ARG_LENGTH,
-                ARG_NO_SHRINK, ARG_VERBOSE, ARG_VERSION,
+                ARG_KERNEL = _CLI_ARG_NEXT, ARG_SEED, ARG_COUNT, ARG_LENGTH, ARG_NO_SHRINK, ARG_VERBOSE, ARG_VERSION,
         };
         static const struct option options[] = {
                 { "kernel", required_argument, NULL, ARG_KERNEL },
-                { "rules", required_argument, NULL, ARG_RULES },
-                { "controllers", required_argument, NULL, ARG_CONTROLLERS },
-                { "nonroot", no_argument, NULL, ARG_NONROOT },
+                CLI_MODEL_OPTIONS,
                 { "seed", required_argument, NULL, ARG_SEED },
                 { "count", required_argument, NULL, ARG_COUNT },
                 { "length", required_argument, NULL, ARG_LENGTH },
@@ -367,35 +340,26 @@ int main(int argc, char *argv[]) {
 
         opterr = 0;
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                r = cli_model_option(c, optarg, &cfg.model);
+                if (r < 0)
+                        return r == -EINVAL ? CLI_EXIT_USAGE : 1;
+                if (r > 0)
+                        continue;
                 switch (c) {
                 case ARG_KERNEL:
                         cfg.dir = optarg;
                         break;
-                case ARG_RULES:
-                        cfg.model.rules = rules_from_string(optarg);
-                        if (cfg.model.rules < 0)
-                                return usage_error("unknown rule set '%s' (bypass or stock)", optarg);
-                        break;
-                case ARG_CONTROLLERS: {
-                        _cleanup_free_ char *bad = NULL;
-                        if (controller_mask_from_list(optarg, &cfg.model.builtin, &bad) < 0)
-                                return usage_error("unknown controller '%s' in --controllers", strempty(bad));
-                        break;
-                }
-                case ARG_NONROOT:
-                        cfg.model.nonroot = true;
-                        break;
                 case ARG_SEED:
-                        if (parse_u64(optarg, &seed) < 0)
-                                return usage_error("bad --seed '%s'", optarg);
+                        if (cli_parse_u64(optarg, &seed) < 0)
+                                return cli_usage_error("bad --seed '%s'", optarg);
                         break;
                 case ARG_COUNT:
-                        if (parse_u64(optarg, &count) < 0)
-                                return usage_error("bad --count '%s'", optarg);
+                        if (cli_parse_u64(optarg, &count) < 0)
+                                return cli_usage_error("bad --count '%s'", optarg);
                         break;
                 case ARG_LENGTH:
-                        if (parse_u64(optarg, &length) < 0 || length == 0 || length > 100000)
-                                return usage_error("bad --length '%s' (1 to 100000)", optarg);
+                        if (cli_parse_u64(optarg, &length) < 0 || length == 0 || length > 100000)
+                                return cli_usage_error("bad --length '%s' (1 to 100000)", optarg);
                         break;
                 case ARG_NO_SHRINK:
                         cfg.shrink = false;
@@ -410,16 +374,17 @@ int main(int argc, char *argv[]) {
                         printf(PROG " " PROJECT_VERSION "\n");
                         return 0;
                 default:
-                        return usage_error("unknown option or missing argument in '%s'", argv[optind - 1]);
+                        return cli_usage_error("unknown option or missing argument in '%s'", argv[optind - 1]);
                 }
         }
         if (!cfg.dir)
-                return usage_error("--kernel DIR is required");
+                return cli_usage_error("--kernel DIR is required");
         if (cfg.model.rules < 0)
-                return usage_error("--rules bypass|stock is required");
+                return cli_usage_error("--rules bypass|stock is required");
         if (optind >= argc && count == 0)
-                return usage_error("nothing to run: give TRACE files or --count N");
+                return cli_usage_error("nothing to run: give TRACE files or --count N");
 
+        r = 0;
         for (int i = optind; i < argc && r >= 0; i++) {
                 _cleanup_free_ char *text = NULL;
                 int k = trace_read_file(argv[i], &text);

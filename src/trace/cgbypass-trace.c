@@ -2,12 +2,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgbypass/trace.h"
+#include "trace-cli.h"
 
 #define PROG "cgbypass-trace"
 
@@ -76,28 +76,14 @@ static void help(void) {
                "  4 = #cpu\n");
 }
 
-static int usage_error(const char *fmt, ...) _printf_(1, 2);
-static int usage_error(const char *fmt, ...) {
-        va_list ap;
-
-        fputs(PROG ": ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputs(" (see --help)\n", stderr);
-        return EXIT_MALFORMED;
-}
-
 int main(int argc, char *argv[]) {
         enum {
-                ARG_MODEL = 0x100, ARG_KERNEL, ARG_RULES, ARG_CONTROLLERS, ARG_NONROOT, ARG_SETTLED, ARG_VERSION,
+                ARG_MODEL = _CLI_ARG_NEXT, ARG_KERNEL, ARG_SETTLED, ARG_VERSION,
         };
         static const struct option options[] = {
                 { "model", no_argument, NULL, ARG_MODEL },
                 { "kernel", required_argument, NULL, ARG_KERNEL },
-                { "rules", required_argument, NULL, ARG_RULES },
-                { "controllers", required_argument, NULL, ARG_CONTROLLERS },
-                { "nonroot", no_argument, NULL, ARG_NONROOT },
+                CLI_MODEL_OPTIONS,
                 { "settled", no_argument, NULL, ARG_SETTLED },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -110,34 +96,19 @@ int main(int argc, char *argv[]) {
 
         opterr = 0;
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                r = cli_model_option(c, optarg, &mo);
+                if (r < 0)
+                        return r == -EINVAL ? EXIT_MALFORMED : EXIT_RUNTIME;
+                if (r > 0) {
+                        model_only = true;
+                        continue;
+                }
                 switch (c) {
                 case ARG_MODEL:
                         model = true;
                         break;
                 case ARG_KERNEL:
                         kernel_dir = optarg;
-                        break;
-                case ARG_RULES:
-                        mo.rules = rules_from_string(optarg);
-                        if (mo.rules < 0)
-                                return usage_error("unknown rule set '%s' (bypass or stock)", optarg);
-                        model_only = true;
-                        break;
-                case ARG_CONTROLLERS: {
-                        _cleanup_free_ char *bad = NULL;
-                        r = controller_mask_from_list(optarg, &mo.builtin, &bad);
-                        if (r == -EINVAL)
-                                return usage_error("unknown controller '%s' in --controllers", strempty(bad));
-                        if (r < 0) {
-                                fprintf(stderr, PROG ": %s\n", strerror(-r));
-                                return EXIT_RUNTIME;
-                        }
-                        model_only = true;
-                        break;
-                }
-                case ARG_NONROOT:
-                        mo.nonroot = true;
-                        model_only = true;
                         break;
                 case ARG_SETTLED:
                         mo.settled = true;
@@ -151,21 +122,21 @@ int main(int argc, char *argv[]) {
                         return EXIT_OK;
                 case '?':
                         if (optopt)
-                                return usage_error("option '%s' needs an argument or is unknown", argv[optind - 1]);
-                        return usage_error("unknown option '%s'", argv[optind - 1]);
+                                return cli_usage_error("option '%s' needs an argument or is unknown", argv[optind - 1]);
+                        return cli_usage_error("unknown option '%s'", argv[optind - 1]);
                 default:
-                        return usage_error("unexpected option");
+                        return cli_usage_error("unexpected option");
                 }
         }
 
         if (model == !!kernel_dir)
-                return usage_error("give exactly one of --model and --kernel DIR");
+                return cli_usage_error("give exactly one of --model and --kernel DIR");
         if (kernel_dir && model_only)
-                return usage_error("--rules, --controllers, --nonroot and --settled go with --model only");
+                return cli_usage_error("--rules, --controllers, --nonroot and --settled go with --model only");
         if (optind >= argc)
-                return usage_error("no TRACE given");
+                return cli_usage_error("no TRACE given");
         if (optind + 1 < argc)
-                return usage_error("one TRACE only, got '%s' too", argv[optind + 1]);
+                return cli_usage_error("one TRACE only, got '%s' too", argv[optind + 1]);
 
         const char *path = argv[optind];
         _cleanup_free_ char *text = NULL, *msg = NULL;

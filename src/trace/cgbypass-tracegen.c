@@ -3,13 +3,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cgbypass/trace.h"
+#include "trace-cli.h"
 
 #define PROG "cgbypass-tracegen"
 
@@ -46,31 +46,6 @@ static void help(void) {
                "  " PROG " --seed 7 --length 40 | cgbypass-trace --model -\n");
 }
 
-static int usage_error(const char *fmt, ...) _printf_(1, 2);
-static int usage_error(const char *fmt, ...) {
-        va_list ap;
-
-        fputs(PROG ": ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputs(" (see --help)\n", stderr);
-        return 2;
-}
-
-static int parse_u64(const char *s, uint64_t *ret) {
-        char *end;
-
-        if (!*s || *s == '-')
-                return -EINVAL;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 0);
-        if (errno || *end)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
 static int write_file(const char *path, const char *text) {
         _cleanup_fclose_ FILE *f = fopen(path, "we");
 
@@ -83,15 +58,12 @@ static int write_file(const char *path, const char *text) {
 
 int main(int argc, char *argv[]) {
         enum {
-                ARG_SEED = 0x100, ARG_LENGTH, ARG_RULES, ARG_CONTROLLERS, ARG_NONROOT, ARG_COUNT, ARG_OUT_DIR,
-                ARG_VERSION,
+                ARG_SEED = _CLI_ARG_NEXT, ARG_LENGTH, ARG_COUNT, ARG_OUT_DIR, ARG_VERSION,
         };
         static const struct option options[] = {
                 { "seed", required_argument, NULL, ARG_SEED },
                 { "length", required_argument, NULL, ARG_LENGTH },
-                { "rules", required_argument, NULL, ARG_RULES },
-                { "controllers", required_argument, NULL, ARG_CONTROLLERS },
-                { "nonroot", no_argument, NULL, ARG_NONROOT },
+                CLI_MODEL_OPTIONS,
                 { "count", required_argument, NULL, ARG_COUNT },
                 { "out-dir", required_argument, NULL, ARG_OUT_DIR },
                 { "help", no_argument, NULL, 'h' },
@@ -106,35 +78,25 @@ int main(int argc, char *argv[]) {
 
         opterr = 0;
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                r = cli_model_option(c, optarg, &mo);
+                if (r < 0)
+                        return r == -EINVAL ? CLI_EXIT_USAGE : 1;
+                if (r > 0)
+                        continue;
                 switch (c) {
                 case ARG_SEED:
-                        if (parse_u64(optarg, &seed) < 0)
-                                return usage_error("bad --seed '%s'", optarg);
+                        if (cli_parse_u64(optarg, &seed) < 0)
+                                return cli_usage_error("bad --seed '%s'", optarg);
                         have_seed = true;
                         break;
                 case ARG_LENGTH:
-                        if (parse_u64(optarg, &length) < 0 || length == 0 || length > 100000)
-                                return usage_error("bad --length '%s' (1 to 100000)", optarg);
+                        if (cli_parse_u64(optarg, &length) < 0 || length == 0 || length > 100000)
+                                return cli_usage_error("bad --length '%s' (1 to 100000)", optarg);
                         break;
                 case ARG_COUNT:
-                        if (parse_u64(optarg, &count) < 0 || count == 0 || count > 10000000)
-                                return usage_error("bad --count '%s'", optarg);
+                        if (cli_parse_u64(optarg, &count) < 0 || count == 0 || count > 10000000)
+                                return cli_usage_error("bad --count '%s'", optarg);
                         have_count = true;
-                        break;
-                case ARG_RULES:
-                        mo.rules = rules_from_string(optarg);
-                        if (mo.rules < 0)
-                                return usage_error("unknown rule set '%s' (bypass or stock)", optarg);
-                        break;
-                case ARG_CONTROLLERS: {
-                        _cleanup_free_ char *bad = NULL;
-                        r = controller_mask_from_list(optarg, &mo.builtin, &bad);
-                        if (r < 0)
-                                return usage_error("unknown controller '%s' in --controllers", strempty(bad));
-                        break;
-                }
-                case ARG_NONROOT:
-                        mo.nonroot = true;
                         break;
                 case ARG_OUT_DIR:
                         out_dir = optarg;
@@ -146,15 +108,15 @@ int main(int argc, char *argv[]) {
                         printf(PROG " " PROJECT_VERSION "\n");
                         return 0;
                 default:
-                        return usage_error("unknown option or missing argument in '%s'", argv[optind - 1]);
+                        return cli_usage_error("unknown option or missing argument in '%s'", argv[optind - 1]);
                 }
         }
         if (optind < argc)
-                return usage_error("unexpected argument '%s'", argv[optind]);
+                return cli_usage_error("unexpected argument '%s'", argv[optind]);
         if (!have_seed || length == 0)
-                return usage_error("--seed and --length are required");
+                return cli_usage_error("--seed and --length are required");
         if (have_count != !!out_dir)
-                return usage_error("--count and --out-dir go together");
+                return cli_usage_error("--count and --out-dir go together");
 
         if (!have_count) {
                 _cleanup_free_ char *text = NULL;
