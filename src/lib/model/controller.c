@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stddef.h>
+
 #include "cgbypass/controller.h"
 #include "cgbypass/macro.h"
 #include "cgbypass/strbuf.h"
@@ -44,28 +46,25 @@ Controller controller_from_string(const char *s) {
         return _CONTROLLER_INVALID;
 }
 
-CgMask controller_threaded_mask(CgMask builtin) {
+/* the controllers of @builtin whose ControllerInfo has the bool at @flag set */
+static CgMask mask_with(CgMask builtin, size_t flag) {
         CgMask m = 0;
         FOREACH_CONTROLLER_IN(c, builtin)
-                if (controller_info[c].threaded)
+                if (*(const bool *) ((const char *) &controller_info[c] + flag))
                         m |= CGMASK(c);
         return m;
+}
+
+CgMask controller_threaded_mask(CgMask builtin) {
+        return mask_with(builtin, offsetof(ControllerInfo, threaded));
 }
 
 CgMask controller_implicit_mask(CgMask builtin) {
-        CgMask m = 0;
-        FOREACH_CONTROLLER_IN(c, builtin)
-                if (controller_info[c].implicit)
-                        m |= CGMASK(c);
-        return m;
+        return mask_with(builtin, offsetof(ControllerInfo, implicit));
 }
 
 CgMask controller_inhibit_mask(CgMask builtin) {
-        CgMask m = 0;
-        FOREACH_CONTROLLER_IN(c, builtin)
-                if (controller_info[c].v1_only)
-                        m |= CGMASK(c);
-        return m;
+        return mask_with(builtin, offsetof(ControllerInfo, v1_only));
 }
 
 CgMask controller_depends_on(Controller c, CgMask builtin) {

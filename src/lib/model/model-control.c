@@ -10,32 +10,29 @@
 #include "cgbypass/parse.h"
 #include "model-internal.h"
 
+/* the two functions below for a child: what its parent gives it (@from_parent) and what it re-enabled */
+static CgMask child_mask(const Hierarchy *h, const Cgroup *c, CgMask from_parent, bool show_bypass) {
+        CgMask m = from_parent | c->enable_ss_mask;
+
+        if (show_bypass)
+                m |= c->parent->subtree_bypass;
+        /* threaded cgroups can only have threaded controllers */
+        if (cg_is_threaded(c))
+                m &= h->threaded_mask;
+        return m;
+}
+
 /* kernel: cgroup_control(): controllers visibly enabled on @c */
 CgMask cg_control(const Hierarchy *h, const Cgroup *c, bool show_bypass) {
-        if (c->parent) {
-                CgMask m = c->parent->subtree_control | c->enable_ss_mask;
-
-                if (show_bypass)
-                        m |= c->parent->subtree_bypass;
-                /* threaded cgroups can only have threaded controllers */
-                if (cg_is_threaded(c))
-                        m &= h->threaded_mask;
-                return m;
-        }
+        if (c->parent)
+                return child_mask(h, c, c->parent->subtree_control, show_bypass);
         return h->builtin & ~(h->inhibit_mask | h->implicit_mask);
 }
 
 /* kernel: cgroup_ss_mask(): controllers with a css on @c */
 CgMask cg_ss_mask(const Hierarchy *h, const Cgroup *c, bool show_bypass) {
-        if (c->parent) {
-                CgMask m = c->parent->subtree_ss_mask | c->enable_ss_mask;
-
-                if (show_bypass)
-                        m |= c->parent->subtree_bypass;
-                if (cg_is_threaded(c))
-                        m &= h->threaded_mask;
-                return m;
-        }
+        if (c->parent)
+                return child_mask(h, c, c->parent->subtree_ss_mask, show_bypass);
         return h->builtin;
 }
 

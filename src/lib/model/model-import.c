@@ -51,14 +51,9 @@ int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtr
 
         for (unsigned i = 0; i < nr_procs; i++) {
                 /* placed without vetting: the kernel already accepted them */
-                Proc *procs = realloc(h->procs, (h->n_procs + 1) * sizeof(Proc));
-                if (!procs)
+                Proc *p = cg_proc_new(h);
+                if (!p)
                         return -ENOMEM;
-                h->procs = procs;
-                Proc *p = &h->procs[h->n_procs];
-                *p = (Proc) { .id = (ProcId) (h->n_procs + 1) };
-                h->n_procs++;
-                h->n_alive++;
                 if (i == 0 && ret_first)
                         *ret_first = p->id;
                 if (c->nr_procs == 0)

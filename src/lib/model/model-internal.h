@@ -162,6 +162,9 @@ int cg_apply_control(Hierarchy *h, ControlSave *s);
 /* kernel: cgroup_finalize_control(): on failure (@ret < 0) restore the saved masks; frees @s. */
 void cg_finalize_control(ControlSave *s, int ret);
 
+/* A new process, in no cgroup yet (kernel: copy_process()). Return: it, or NULL on OOM. */
+Proc *cg_proc_new(Hierarchy *h);
+
 /* kernel: cgroup_update_populated(), for a change of @c's own tasks between none and some */
 void cg_update_populated(Cgroup *c, bool populated);
 

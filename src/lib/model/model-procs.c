@@ -75,6 +75,18 @@ Cgroup *hierarchy_proc_cgroup(const Hierarchy *h, ProcId pid) {
         return p ? p->cgroup : NULL;
 }
 
+Proc *cg_proc_new(Hierarchy *h) {
+        Proc *procs = realloc(h->procs, (h->n_procs + 1) * sizeof(Proc));
+        if (!procs)
+                return NULL;
+        h->procs = procs;
+        Proc *p = &h->procs[h->n_procs];
+        *p = (Proc) { .id = (ProcId) (h->n_procs + 1) };
+        h->n_procs++;
+        h->n_alive++;
+        return p;
+}
+
 int hierarchy_spawn(Hierarchy *h, Cgroup *dst, ProcId *ret, Reason *reterr_reason) {
         int r;
 
@@ -85,14 +97,9 @@ int hierarchy_spawn(Hierarchy *h, Cgroup *dst, ProcId *ret, Reason *reterr_reaso
         if (h->n_procs >= UINT32_MAX - 1)
                 return -EAGAIN;
 
-        Proc *procs = realloc(h->procs, (h->n_procs + 1) * sizeof(Proc));
-        if (!procs)
+        Proc *p = cg_proc_new(h);
+        if (!p)
                 return -ENOMEM;
-        h->procs = procs;
-        Proc *p = &h->procs[h->n_procs];
-        *p = (Proc) { .id = (ProcId) (h->n_procs + 1) };
-        h->n_procs++;
-        h->n_alive++;
         proc_set_cgroup(p, dst);
         if (ret)
                 *ret = p->id;
