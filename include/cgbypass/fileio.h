@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stddef.h>
+
 /**
  * file_write_atomic_at() - replace @name in @dir_fd with @text, crash-safe
  *
@@ -21,3 +23,14 @@ int file_replace_at(int dir_fd, const char *name, const char *text);
 
 /* The same in the directory @dir, which is made (0755) if missing. */
 int file_write_atomic(const char *dir, const char *name, const char *text);
+
+#define FILE_READ_NO_NUL (1u << 0)      /* a text format: a NUL byte is -EBADMSG */
+
+/**
+ * file_read_fd() - what @fd reads until end of file, as a string
+ * @max: -EFBIG when there is more than this; SIZE_MAX for no limit
+ * @flags: FILE_READ_NO_NUL
+ *
+ * Return: 0 and @ret (malloc'ed), or -errno; EINTR is retried.
+ */
+int file_read_fd(int fd, size_t max, unsigned flags, char **ret);

@@ -2,12 +2,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cgbypass/cgpath.h"
+#include "cgbypass/fileio.h"
 #include "cgbypass/strbuf.h"
 #include "cgbypass/trace.h"
 #include "trace-internal.h"
@@ -286,33 +288,9 @@ int trace_parse(const char *text, const char *name, Trace **ret, char **reterr_m
 }
 
 int trace_read_file(const char *path, char **ret) {
-        _cleanup_close_ int fd = -1;
-        StrBuf b = STRBUF_INIT;
-        char buf[4096];
+        _cleanup_close_ int fd = streq(path, "-") ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
 
-        if (streq(path, "-"))
-                fd = dup(STDIN_FILENO);
-        else
-                fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-
-        for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        int r = -errno;
-                        strbuf_done(&b);
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                if (memchr(buf, '\0', (size_t) n)) {
-                        strbuf_done(&b);
-                        return -EBADMSG;
-                }
-                strbuf_append_n(&b, buf, (size_t) n);
-        }
-        return strbuf_steal(&b, ret);
+        return file_read_fd(fd, SIZE_MAX, FILE_READ_NO_NUL, ret);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgbypass/cgpath.h"
+#include "cgbypass/fileio.h"
 #include "cgbypass/strbuf.h"
 #include "trace-internal.h"
 
@@ -72,25 +74,10 @@ static char *join(const char *path, const char *file) {
 
 static int read_at(int dirfd, const char *rel, char **ret) {
         _cleanup_close_ int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
-        StrBuf b = STRBUF_INIT;
-        char buf[4096];
 
         if (fd < 0)
                 return -errno;
-        for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        int r = -errno;
-                        strbuf_done(&b);
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                strbuf_append_n(&b, buf, (size_t) n);
-        }
-        return strbuf_steal(&b, ret);
+        return file_read_fd(fd, SIZE_MAX, 0, ret);
 }
 
 /* one open(2) and exactly one write(2), as the trace format promises */

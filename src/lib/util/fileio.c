@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "cgbypass/fileio.h"
 #include "cgbypass/macro.h"
+#include "cgbypass/strbuf.h"
 
 static int write_atomic(int dir_fd, const char *name, const char *text, bool durable) {
         _cleanup_free_ char *tmp = NULL;
@@ -61,4 +64,31 @@ int file_write_atomic(const char *dir, const char *name, const char *text) {
         if (dir_fd < 0)
                 return -errno;
         return file_write_atomic_at(dir_fd, name, text);
+}
+
+int file_read_fd(int fd, size_t max, unsigned flags, char **ret) {
+        StrBuf b = STRBUF_INIT;
+        char buf[8192];
+        int r;
+
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        r = -errno;
+                else if (n == 0)
+                        break;
+                else if ((flags & FILE_READ_NO_NUL) && memchr(buf, '\0', (size_t) n))
+                        r = -EBADMSG;
+                else if ((size_t) n > max - b.len)
+                        r = -EFBIG;
+                else {
+                        strbuf_append_n(&b, buf, (size_t) n);
+                        continue;
+                }
+                strbuf_done(&b);
+                return r;
+        }
+        return strbuf_steal(&b, ret);
 }
