@@ -9,14 +9,8 @@ top=${1:?source tree}
 script=$top/tools/build-deb.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 # expect DESCRIPTION STATUS STDERR-LINE COMMAND...: exit status, the one line on stderr, nothing on stdout
 expect() {
 	local what=$1 want_status=$2 want_err=$3 status
@@ -43,5 +37,4 @@ expect "no debhelper" 1 "build-deb.sh: 'dh' is not installed (tools/deps.sh pack
 : >"$work/file"
 expect "OUTDIR below a file" 1 "build-deb.sh: cannot make '$work/file/debs': Not a directory" "$script" "$work/file/debs"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

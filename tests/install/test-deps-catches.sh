@@ -10,14 +10,8 @@ set -uo pipefail
 checker=${1:?test-deps.sh}
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 mkdir -p "$tree/tools" "$tree/kernel"
 cat >"$tree/tools/deps.sh" <<'SH'
@@ -50,5 +44,4 @@ expect "'gzip' (kernel/k.sh): gzip, in every Debian 12 (Essential)"
 grep -q cgb-in-a-comment <<<"$out" && not_ok "a comment counts as a test for a tool" "$out" || ok "a comment is not a test for a tool"
 [ "$(grep -c '^not ok' <<<"$out")" -eq 3 ] && ok "three failures, no others" || not_ok "failures other than the three" "$out"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -21,20 +21,14 @@ set -uo pipefail
 
 top=${1:?source tree}
 profile=${2:-test}
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 # what Debian's packages install, not what this machine added (/usr/local, ~)
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 if ! listed=$("$top/tools/deps.sh" --list "$profile" 2>&1) || [ -z "$listed" ]; then
 	not_ok "tools/deps.sh --list $profile" "$listed"
-	echo "1..$n"
+	echo "1..$TAP_N"
 	exit 1
 fi
 declare -A in_list pulled essential priority installed deps_of
@@ -96,7 +90,7 @@ done < <(
 )
 if [ ${#tools[@]} -eq 0 ]; then
 	not_ok "found the tools the scripts test for" "no 'command -v' in $top/{tools,kernel,tests,bench}"
-	echo "1..$n"
+	echo "1..$TAP_N"
 	exit 1
 fi
 
@@ -150,5 +144,4 @@ for t in "${tools[@]}"; do
 	fi
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -16,19 +16,13 @@ version=${2:?project version}
 expected=${3:?package-files.txt}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1 # SKIP $2"; }
 
 if ! debs=$("$top/tools/build-deb.sh" "$work/out" 2>"$work/build.err"); then
 	not_ok "tools/build-deb.sh builds the packages" "$(cat "$work/build.err")"
-	echo "1..$n"
+	echo "1..$TAP_N"
 	exit 1
 fi
 ok "tools/build-deb.sh builds the packages ($(wc -l <<<"$debs") .deb)"
@@ -155,5 +149,4 @@ else
 	[ $? -eq 0 ] && ok "postrm: remove keeps /var/lib/cgbypassd, purge removes it" || not_ok "postrm" "$out"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

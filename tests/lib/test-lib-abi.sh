@@ -16,14 +16,8 @@ lib=${2:?libcgbypass.so}
 list=${3:?lib-map-list}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 soname=$(readelf -d "$lib" | sed -nE 's/.*Library soname: \[(.*)\]/\1/p')
 [ "$soname" = libcgbypass.so.1 ] && ok "soname libcgbypass.so.1" || not_ok "soname '$soname'"
@@ -64,5 +58,4 @@ out=$(diff -u "$work/page" "$work/map.sorted") &&
 	ok "org.cgbypass1(5) documents each error's errno as sd_bus_error_get_errno() decodes it" ||
 	not_ok "org.cgbypass1(5) and the map disagree (- page, + map)" "$out"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

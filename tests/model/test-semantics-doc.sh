@@ -8,9 +8,8 @@
 set -u
 src=${1:?source root}
 doc=$src/docs/bypass-semantics.md
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && printf '# %s\n' "$2"; }
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 for d in a b c d e f g h i j k; do
 	row=$(grep -E "^\| \($d\) \|" "$doc")
@@ -35,5 +34,4 @@ for d in a b c d e f g h i j k; do
 		ok "($d) names what exists"
 	fi
 done
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -12,20 +12,9 @@ set -uo pipefail
 daemon=${1:?path to cgbypassd}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
 run() { # conf, mode...
 	local conf=$1
 	shift
@@ -151,5 +140,4 @@ after=$(cd "$work/root" && find . -type f -exec sh -c 'printf "%s %s\n" "$1" "$(
 [ "$before" == "$after" ] && [ ! -e "$work/root/new" ] && ok "... and nothing changed" ||
 	not_ok "... and nothing changed" "$(diff <(echo "$before") <(echo "$after") | head -20)"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done
