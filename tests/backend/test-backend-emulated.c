@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "../../src/lib/backend/backend-internal.h"
+#include "../check-run.h"
 #include "backend-test.h"
 #include "cgbypass/policy.h"
 
@@ -633,23 +634,10 @@ START_TEST(test_auto) {
 END_TEST
 
 static Suite *suite(void) {
-        Suite *s = suite_create("backend-emulated");
-        TCase *tc = tcase_create("emulated");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_open_empty);
-        tcase_add_test(tc, test_passthrough);
-        tcase_add_test(tc, test_reopen);
-        tcase_add_test(tc, test_check_below);
-        tcase_add_test(tc, test_drift);
-        tcase_add_test(tc, test_kernel_refusal_restores);
-        tcase_add_test(tc, test_fault_injection);
-        tcase_add_test(tc, test_rmdir_drops_passthrough);
-        tcase_add_test(tc, test_knobs_and_type);
-        tcase_add_test(tc, test_auto);
-        tcase_add_test(tc, test_policy_values);
-        suite_add_tcase(s, tc);
-        return s;
+        return CHECK_SUITE("backend-emulated", "emulated", setup, teardown, test_open_empty, test_passthrough,
+                           test_reopen, test_check_below, test_drift, test_kernel_refusal_restores,
+                           test_fault_injection, test_rmdir_drops_passthrough, test_knobs_and_type, test_auto,
+                           test_policy_values);
 }
 
 static char *find_cgroup2(void) {

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 
 #include "../../src/lib/backend/cgroupfs.h"
+#include "../check-run.h"
 #include "backend-test.h"
 #include "cgbypass/cfvalue.h"
 
@@ -860,11 +861,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run(suite());
 }

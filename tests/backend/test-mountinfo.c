@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../check-run.h"
 #include "backend-internal.h"
 
 #define V1 "25 24 0:22 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n" \
@@ -97,11 +98,5 @@ static Suite *mountinfo_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(mountinfo_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(mountinfo_suite());
 }

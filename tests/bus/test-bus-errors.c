@@ -3,6 +3,7 @@
 #include <check.h>
 #include <errno.h>
 
+#include "../check-run.h"
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/macro.h"
 
@@ -117,11 +118,5 @@ static Suite *bus_errors_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(bus_errors_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(bus_errors_suite());
 }

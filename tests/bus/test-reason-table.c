@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../check-run.h"
 #include "cgbypass/bus-errors.h"
 #include "cgbypass/cgbypass.h"
 #include "cgbypass/macro.h"
@@ -155,17 +156,10 @@ static Suite *reason_table_suite(void) {
 }
 
 int main(int argc, char *argv[]) {
-        SRunner *sr;
-        int failed;
-
         if (argc != 2) {
                 fprintf(stderr, "Usage: %s MAN_PAGE\n", argv[0]);
                 return EXIT_FAILURE;
         }
         man_page = argv[1];
-        sr = srunner_create(reason_table_suite());
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(reason_table_suite());
 }

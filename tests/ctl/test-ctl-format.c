@@ -5,6 +5,7 @@
  */
 #include <check.h>
 
+#include "../check-run.h"
 #include "ctl-format.h"
 #include "ctl-json.h"
 
@@ -125,26 +126,11 @@ START_TEST(test_json_add_null_is_oom) {
 END_TEST
 
 static Suite *format_suite(void) {
-        Suite *s = suite_create("ctl-format");
-        TCase *tc = tcase_create("format");
-
-        tcase_add_test(tc, test_fields_right_aligned);
-        tcase_add_test(tc, test_fields_oom_is_reported);
-        tcase_add_test(tc, test_table_columns);
-        tcase_add_test(tc, test_format_strv);
-        tcase_add_test(tc, test_format_uid);
-        tcase_add_test(tc, test_json_print_plain_and_pretty);
-        tcase_add_test(tc, test_json_add_null_is_oom);
-        suite_add_tcase(s, tc);
-        return s;
+        return CHECK_SUITE("ctl-format", "format", NULL, NULL, test_fields_right_aligned,
+                           test_fields_oom_is_reported, test_table_columns, test_format_strv, test_format_uid,
+                           test_json_print_plain_and_pretty, test_json_add_null_is_oom);
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(format_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(format_suite());
 }

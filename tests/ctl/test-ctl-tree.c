@@ -6,6 +6,7 @@
  */
 #include <check.h>
 
+#include "../check-run.h"
 #include "cgbypass/model.h"
 #include "ctl-json.h"
 #include "ctl-tree.h"
@@ -350,11 +351,5 @@ static Suite *tree_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(tree_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(tree_suite());
 }

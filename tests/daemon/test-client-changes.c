@@ -6,6 +6,7 @@
 #include <check.h>
 #include <ftw.h>
 
+#include "../check-run.h"
 #include "client-changes.h"
 
 static char *dir;
@@ -179,24 +180,10 @@ START_TEST(test_file_round_trip) {
 END_TEST
 
 static Suite *requests_suite(void) {
-        Suite *s = suite_create("requests");
-        TCase *tc = tcase_create("overlay");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_newest_word_wins);
-        tcase_add_test(tc, test_merge_below_and_gone);
-        tcase_add_test(tc, test_prune_by_configuration);
-        tcase_add_test(tc, test_file_round_trip);
-        suite_add_tcase(s, tc);
-        return s;
+        return CHECK_SUITE("requests", "overlay", setup, teardown, test_newest_word_wins,
+                           test_merge_below_and_gone, test_prune_by_configuration, test_file_round_trip);
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(requests_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(requests_suite());
 }

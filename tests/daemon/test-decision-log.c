@@ -7,6 +7,7 @@
 #include <check.h>
 #include <syslog.h>
 
+#include "../check-run.h"
 #include "cgbypass/macro.h"
 #include "decision-log.h"
 
@@ -93,11 +94,5 @@ static Suite *decision_log_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(decision_log_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(decision_log_suite());
 }

@@ -8,6 +8,7 @@
 #include <check.h>
 #include <ftw.h>
 
+#include "../check-run.h"
 #include "cgbypass/bus-errors.h"
 #include "bus-manager.h"
 #include "delegation.h"
@@ -155,14 +156,7 @@ static Suite *delegation_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr;
-        int failed;
-
         if (sd_bus_error_add_map(cgbypass_bus_error_map) < 0)
                 return EXIT_FAILURE;
-        sr = srunner_create(delegation_suite());
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(delegation_suite());
 }

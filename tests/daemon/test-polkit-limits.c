@@ -7,6 +7,7 @@
  */
 #include <check.h>
 
+#include "../check-run.h"
 #include "polkit.h"
 
 static const struct {
@@ -42,15 +43,9 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("polkit-limits");
         TCase *tc = tcase_create("limits");
-        SRunner *sr;
-        int failed;
 
         tcase_add_loop_test(tc, test_may_ask, 0, sizeof(cases) / sizeof(cases[0]));
         tcase_add_test(tc, test_sizes);
         suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? 1 : 0;
+        return check_run(s);
 }

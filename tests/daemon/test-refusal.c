@@ -9,6 +9,7 @@
  */
 #include <check.h>
 
+#include "../check-run.h"
 #include "bus-manager.h"
 #include "cgbypass/bus-errors.h"
 
@@ -84,14 +85,7 @@ static Suite *refusal_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr;
-        int failed;
-
         if (sd_bus_error_add_map(cgbypass_bus_error_map) < 0)
                 return EXIT_FAILURE;
-        sr = srunner_create(refusal_suite());
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(refusal_suite());
 }

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 
+#include "../check-run.h"
 #include "cgbypass/bus-errors.h"
 #include "bus-manager.h"
 #include "manager.h"
@@ -255,16 +256,8 @@ static Suite *request_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr;
-        int failed;
-
         /* as the daemon does: the error names carry their errnos (cgbypass_bus_error_map) */
         if (sd_bus_error_add_map(cgbypass_bus_error_map) < 0)
                 return EXIT_FAILURE;
-        sr = srunner_create(request_suite());
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(request_suite());
 }

@@ -8,6 +8,7 @@
 #include <check.h>
 #include <ftw.h>
 
+#include "../check-run.h"
 #include "runtime-delegations.h"
 
 static const char conf_fmt[] =
@@ -146,14 +147,8 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("runtime-delegations");
         TCase *tc = tcase_create("merge");
-        SRunner *sr;
-        int failed;
 
         tcase_add_loop_test(tc, test_merge, 0, ELEMENTSOF(cases));
         suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run(s);
 }

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "../check-run.h"
+
 static sd_bus *bus;
 
 /* a bus object that was never started: any use of it would fail differently (-ENOTCONN) */
@@ -79,17 +81,11 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("lib-args");
         TCase *tc = tcase_create("args");
-        SRunner *sr;
-        int failed;
 
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_null_arguments);
         tcase_add_test(tc, test_unknown_flags);
         tcase_add_test(tc, test_not_connected);
         suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(s);
 }

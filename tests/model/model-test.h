@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../check-run.h"
 #include "cgbypass/macro.h"
 #include "cgbypass/model.h"
 
@@ -161,13 +162,3 @@ static inline char *mask_str(CgMask m) {
                 ck_assert_msg(_has == (expected), "%s/%s: %s, expected %s", (path), (file), \
                               _has ? "present" : "absent", (expected) ? "present" : "absent"); \
         } while (0)
-
-static inline int run_suite(Suite *s) {
-        SRunner *sr = srunner_create(s);
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}

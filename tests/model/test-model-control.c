@@ -599,5 +599,5 @@ static Suite *control_suite(void) {
 }
 
 int main(void) {
-        return run_suite(control_suite());
+        return check_run(control_suite());
 }

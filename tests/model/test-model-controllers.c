@@ -314,29 +314,15 @@ START_TEST(test_reenable_does_not_pull_dependencies) {
 END_TEST
 
 static Suite *controllers_suite(void) {
-        Suite *s = suite_create("model-controllers");
-        TCase *tc = tcase_create("controllers");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_root_einval);
-        tcase_add_test(tc, test_parent_must_bypass);
-        tcase_add_test(tc, test_parse);
-        tcase_add_test(tc, test_ebusy_own_subtree_names_it);
-        tcase_add_test(tc, test_hash_back_to_bypass);
-        tcase_add_test(tc, test_noop);
-        tcase_add_test(tc, test_stock_no_write_handler);
-        tcase_add_test(tc, test_decision_d_threaded_child_of_root);
-        tcase_add_test(tc, test_css_appears_in_reenabled_child);
-        tcase_add_test(tc, test_reenable_with_processes);
-        tcase_add_test(tc, test_reads_with_hash);
-        tcase_add_test(tc, test_parent_held_by_reenable);
-        tcase_add_test(tc, test_decision_c_apply_error_eexist);
-        tcase_add_test(tc, test_decision_b_reenabled_domain_controller);
-        tcase_add_test(tc, test_reenable_does_not_pull_dependencies);
-        suite_add_tcase(s, tc);
-        return s;
+        return CHECK_SUITE("model-controllers", "controllers", setup, teardown, test_root_einval,
+                           test_parent_must_bypass, test_parse, test_ebusy_own_subtree_names_it,
+                           test_hash_back_to_bypass, test_noop, test_stock_no_write_handler,
+                           test_decision_d_threaded_child_of_root, test_css_appears_in_reenabled_child,
+                           test_reenable_with_processes, test_reads_with_hash, test_parent_held_by_reenable,
+                           test_decision_c_apply_error_eexist, test_decision_b_reenabled_domain_controller,
+                           test_reenable_does_not_pull_dependencies);
 }
 
 int main(void) {
-        return run_suite(controllers_suite());
+        return check_run(controllers_suite());
 }

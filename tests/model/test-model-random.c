@@ -721,5 +721,5 @@ static Suite *random_suite(void) {
 }
 
 int main(void) {
-        return run_suite(random_suite());
+        return check_run(random_suite());
 }

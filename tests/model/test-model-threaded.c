@@ -522,5 +522,5 @@ static Suite *threaded_suite(void) {
 }
 
 int main(void) {
-        return run_suite(threaded_suite());
+        return check_run(threaded_suite());
 }

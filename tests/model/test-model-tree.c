@@ -685,5 +685,5 @@ static Suite *tree_suite(void) {
 }
 
 int main(void) {
-        return run_suite(tree_suite());
+        return check_run(tree_suite());
 }

@@ -9,6 +9,8 @@
 #include <ftw.h>
 #include <sys/stat.h>
 
+#include "../check-run.h"
+#include "policy-test.h"
 #include "cgbypass/backend.h"
 #include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
@@ -16,53 +18,19 @@
 #define CPU CGMASK(CONTROLLER_CPU)
 #define PIDS CGMASK(CONTROLLER_PIDS)
 
-static char base[] = "/tmp/cgb-apply-XXXXXX";
 static char *root, *state;
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(p);
-}
-
 static void setup(void) {
-        ck_assert_ptr_nonnull(mkdtemp(base));
-        ck_assert_int_ge(asprintf(&root, "%s/root", base), 0);
-        ck_assert_int_ge(asprintf(&state, "%s/state", base), 0);
+        scratch_make(&root, &state);
 }
 
 static void teardown(void) {
-        (void) nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-        free(root);
-        free(state);
-        strcpy(base, "/tmp/cgb-apply-XXXXXX");
+        scratch_remove(root, state);
 }
 
-/* every file and directory below @dir with its contents, sorted: the hierarchy as a string */
-static StrBuf snap;
-static int snap_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        strbuf_printf(&snap, "%s %c", p + strlen(base), flag == FTW_D ? 'd' : 'f');
-        if (flag == FTW_F) {
-                FILE *f = fopen(p, "re");
-                char buf[4096];
-                size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
-                if (f)
-                        fclose(f);
-                strbuf_putc(&snap, ' ');
-                strbuf_append_n(&snap, buf, n);
-        }
-        strbuf_putc(&snap, '\n');
-        return 0;
-}
-
+/* the hierarchy's files, the saved state and the model */
 static char *snapshot(Backend *b) {
-        char *s, *model;
-        snap = STRBUF_INIT;
-        /* nftw order is the directory's order: stable for a directory nobody else changes */
-        ck_assert_int_eq(nftw(base, snap_one, 16, FTW_PHYS), 0);
-        ck_assert_int_eq(hierarchy_dump(backend_get_model(b), &model), 0);
-        strbuf_append(&snap, model);
-        free(model);
-        ck_assert_int_eq(strbuf_steal(&snap, &s), 0);
-        return s;
+        return scratch_snapshot(b, scratch_base, false);
 }
 
 typedef struct Fault {
@@ -81,15 +49,7 @@ static Plan *plan_for(Backend *b, const DesiredCgroup *d, size_t n) {
         return p;
 }
 
-static const DesiredCgroup before[] = {
-        { .path = "/", .sc_enable = CPU },
-        { .path = "/A", .create = true, .sc_bypass = CPU },
-        { .path = "/A/B", .create = true, .sc_bypass = CPU },
-        { .path = "/A/B/C", .create = true, .sc_bypass = CPU },
-        { .path = "/A/B/C/D", .create = true, .sc_enable = CPU },
-        { .path = "/A/B/C/D/E/F", .create = true },
-        { .path = "/A/B/G", .create = true, .ctl_enable = CPU },
-};
+static const DesiredCgroup before[] = DOC_EXAMPLE_DESIRED;
 
 START_TEST(test_kth_failure_changes_nothing) {
         _cleanup_(backend_freep) Backend *b = NULL;
@@ -201,9 +161,5 @@ int main(void) {
         tcase_add_test(tc, test_kth_failure_changes_nothing);
         tcase_add_test(tc, test_unapply);
         suite_add_tcase(s, tc);
-        SRunner *sr = srunner_create(s);
-        srunner_run_all(sr, CK_ENV);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run(s);
 }

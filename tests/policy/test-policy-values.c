@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "../check-run.h"
+#include "policy-test.h"
 #include "cgbypass/backend.h"
 #include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
@@ -20,24 +22,14 @@
 #define PIDS CGMASK(CONTROLLER_PIDS)
 #define MISC CGMASK(CONTROLLER_MISC)
 
-static char base[] = "/tmp/cgb-values-XXXXXX";
 static char *root, *state;
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(p);
-}
-
 static void setup(void) {
-        ck_assert_ptr_nonnull(mkdtemp(base));
-        ck_assert_int_ge(asprintf(&root, "%s/root", base), 0);
-        ck_assert_int_ge(asprintf(&state, "%s/state", base), 0);
+        scratch_make(&root, &state);
 }
 
 static void teardown(void) {
-        (void) nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-        free(root);
-        free(state);
-        strcpy(base, "/tmp/cgb-values-XXXXXX");
+        scratch_remove(root, state);
 }
 
 static Backend *open_sim(void) {
@@ -46,17 +38,6 @@ static Backend *open_sim(void) {
 
         ck_assert_msg(backend_open(BACKEND_SIM, root, state, &b, &msg) == 0, "%s", msg);
         return b;
-}
-
-static char *plan_text(const Plan *p) {
-        char *s = NULL;
-        size_t n = 0;
-        FILE *f = open_memstream(&s, &n);
-
-        ck_assert_ptr_nonnull(f);
-        plan_print(p, f);
-        fclose(f);
-        return s;
 }
 
 /* policy_plan() then plan_drop_in_sync(), as --plan and an apply do */
@@ -204,32 +185,9 @@ START_TEST(test_apply_reapply_change_and_restart) {
 }
 END_TEST
 
-static StrBuf snap;
-static int snap_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-        strbuf_printf(&snap, "%s %c %o", p + strlen(base), flag == FTW_D ? 'd' : 'f', st->st_mode & 0777);
-        if (flag == FTW_F && strstr(p, "/root/")) {
-                FILE *f = fopen(p, "re");
-                char buf[4096];
-                size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
-                if (f)
-                        fclose(f);
-                strbuf_putc(&snap, ' ');
-                strbuf_append_n(&snap, buf, n);
-        }
-        strbuf_putc(&snap, '\n');
-        return 0;
-}
-
+/* the hierarchy's files with their modes, and the model */
 static char *snapshot(Backend *b) {
-        char *s, *model;
-
-        snap = STRBUF_INIT;
-        ck_assert_int_eq(nftw(root, snap_one, 16, FTW_PHYS), 0);
-        ck_assert_int_eq(hierarchy_dump(backend_get_model(b), &model), 0);
-        strbuf_append(&snap, model);
-        free(model);
-        ck_assert_int_eq(strbuf_steal(&snap, &s), 0);
-        return s;
+        return scratch_snapshot(b, root, true);
 }
 
 START_TEST(test_kernel_refusal_undoes_the_apply) {
@@ -402,9 +360,5 @@ int main(void) {
         tcase_add_test(tc, test_files_the_cgroup_will_not_have);
         tcase_add_test(tc, test_values_go_with_their_css);
         suite_add_tcase(s, tc);
-        SRunner *sr = srunner_create(s);
-        srunner_run_all(sr, CK_ENV);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run(s);
 }

@@ -2,6 +2,8 @@
 /* The planner: order, idempotence, teardown and rebuild, refusals with their origin, undo. */
 #include <check.h>
 
+#include "../check-run.h"
+#include "policy-test.h"
 #include "cgbypass/policy.h"
 
 #define CPU CGMASK(CONTROLLER_CPU)
@@ -25,16 +27,6 @@ static char *dump(void) {
         return s;
 }
 
-static char *plan_text(const Plan *p) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        ck_assert_ptr_nonnull(f);
-        plan_print(p, f);
-        fclose(f);
-        return buf;
-}
-
 /* plan, check the copy did not touch h, execute on h */
 static char *plan_and_run(const DesiredCgroup *d, size_t n) {
         _cleanup_free_ char *before = dump(), *after = NULL;
@@ -55,15 +47,7 @@ static char *plan_and_run(const DesiredCgroup *d, size_t n) {
         return text;
 }
 
-static const DesiredCgroup doc_example[] = {
-        { .path = "/", .sc_enable = CPU },
-        { .path = "/A", .create = true, .sc_bypass = CPU },
-        { .path = "/A/B", .create = true, .sc_bypass = CPU },
-        { .path = "/A/B/C", .create = true, .sc_bypass = CPU },
-        { .path = "/A/B/C/D", .create = true, .sc_enable = CPU },
-        { .path = "/A/B/C/D/E/F", .create = true },
-        { .path = "/A/B/G", .create = true, .ctl_enable = CPU },
-};
+static const DesiredCgroup doc_example[] = DOC_EXAMPLE_DESIRED;
 
 START_TEST(test_doc_example_from_scratch) {
         _cleanup_free_ char *text = plan_and_run(doc_example, ELEMENTSOF(doc_example)), *tree = NULL;
@@ -371,27 +355,12 @@ START_TEST(test_random_plans) {
 END_TEST
 
 static Suite *policy_suite(void) {
-        Suite *s = suite_create("policy");
-        TCase *tc = tcase_create("plan");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_doc_example_from_scratch);
-        tcase_add_test(tc, test_in_sync_plan_is_empty);
-        tcase_add_test(tc, test_switch_bypass_to_enable_rebuilds_below);
-        tcase_add_test(tc, test_unmanaged_user_blocks_change);
-        tcase_add_test(tc, test_refusals_name_reason_and_line);
-        tcase_add_test(tc, test_bad_descriptions);
-        tcase_add_test(tc, test_undo_restores_each_step);
-        tcase_add_test(tc, test_drift);
-        tcase_add_test(tc, test_random_plans);
-        suite_add_tcase(s, tc);
-        return s;
+        return CHECK_SUITE("policy", "plan", setup, teardown, test_doc_example_from_scratch,
+                           test_in_sync_plan_is_empty, test_switch_bypass_to_enable_rebuilds_below,
+                           test_unmanaged_user_blocks_change, test_refusals_name_reason_and_line,
+                           test_bad_descriptions, test_undo_restores_each_step, test_drift, test_random_plans);
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(policy_suite());
-        srunner_run_all(sr, CK_ENV);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run(policy_suite());
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../check-run.h"
 #include "cgbypass/macro.h"
 #include "cgbypass/trace.h"
 #include "trace-internal.h"
@@ -326,10 +327,5 @@ static Suite *trace_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(trace_suite());
-
-        srunner_run_all(sr, CK_ENV);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(trace_suite());
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../check-run.h"
 #include "cgbypass/cgpath.h"
 #include "cgbypass/macro.h"
 
@@ -178,11 +179,5 @@ static Suite *cgpath_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(cgpath_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(cgpath_suite());
 }
