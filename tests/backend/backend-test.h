@@ -7,8 +7,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cgbypass/backend.h"
 #include "cgbypass/macro.h"
@@ -28,6 +31,26 @@ static inline char *test_strdupf(const char *fmt, ...) {
 }
 
 /* The file's contents, or NULL (errno set) */
+/* A child process that waits until the returned fd is closed (or this process dies); its pid in @ret_pid. */
+static inline int test_spawn_waiter(pid_t *ret_pid) {
+        int pipefd[2];
+        pid_t pid;
+
+        ck_assert_int_eq(pipe(pipefd), 0);
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                char c;
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                (void) close(pipefd[1]);
+                (void) read(pipefd[0], &c, 1);
+                _exit(0);
+        }
+        (void) close(pipefd[0]);
+        *ret_pid = pid;
+        return pipefd[1];
+}
+
 static inline char *test_read_file(const char *path) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         StrBuf b = STRBUF_INIT;

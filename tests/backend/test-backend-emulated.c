@@ -343,7 +343,7 @@ START_TEST(test_kernel_refusal_restores) {
         _cleanup_(backend_freep) Backend *b = open_emu();
         _cleanup_free_ char *dump = NULL, *dump2 = NULL, *procs = kpath("A", "cgroup.procs");
         _cleanup_free_ char *plus = test_strdupf("+%s", X), *pid_s = NULL, *sc = NULL;
-        int pipefd[2];
+        int release;
         pid_t pid;
 
         ok(backend_mkdir(b, "A", NULL));
@@ -352,17 +352,7 @@ START_TEST(test_kernel_refusal_restores) {
         w(b, "A", "cgroup.subtree_control", "#%s");
         dump = test_dump(backend_get_model(b));
 
-        ck_assert_int_eq(pipe(pipefd), 0);
-        pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                char c;
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                (void) close(pipefd[1]);
-                (void) read(pipefd[0], &c, 1);
-                _exit(0);
-        }
-        (void) close(pipefd[0]);
+        release = test_spawn_waiter(&pid);
         pid_s = test_strdupf("%d", (int) pid);
         /* stock rules: A enables nothing in the kernel, so it may take processes */
         ck_assert_int_eq(test_write_file(procs, pid_s), 0);
@@ -372,7 +362,7 @@ START_TEST(test_kernel_refusal_restores) {
         ck_assert_str_eq(dump, dump2);
         kassert("A", "cgroup.subtree_control", "");
 
-        (void) close(pipefd[1]);
+        (void) close(release);
         ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
         /* the process is gone: the same write goes through */
         w(b, "A/B", "cgroup.controllers", "+%s");

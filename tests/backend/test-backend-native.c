@@ -162,24 +162,14 @@ START_TEST(test_processes) {
         _cleanup_(backend_freep) Backend *b = open_native();
         _cleanup_free_ char *procs = kpath("P", "cgroup.procs"), *pid_s = NULL;
         Reason reason = REASON_NONE;
-        int pipefd[2];
+        int release;
         pid_t pid;
 
         ok(backend_mkdir(b, "P", NULL));
         ok(backend_mkdir(b, "P/c", NULL));
         ok(backend_write(b, ".", "cgroup.subtree_control", "+memory", NULL));
 
-        ck_assert_int_eq(pipe(pipefd), 0);
-        pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                char c;
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                (void) close(pipefd[1]);
-                (void) read(pipefd[0], &c, 1);
-                _exit(0);
-        }
-        (void) close(pipefd[0]);
+        release = test_spawn_waiter(&pid);
         pid_s = test_strdupf("%d", (int) pid);
         ck_assert_int_eq(test_write_file(procs, pid_s), 0);   /* behind the backend's back */
 
@@ -198,7 +188,7 @@ START_TEST(test_processes) {
         kassert("P/c", "cgroup.controllers", "#memory\n");
         check_reload(b);
 
-        (void) close(pipefd[1]);
+        (void) close(release);
         ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
         ok(backend_write(b, "P", "cgroup.subtree_control", "-memory", NULL));
         ok(backend_rmdir(b, "P/c", NULL));
