@@ -68,27 +68,23 @@ START_TEST(test_doc_example_parse) {
 }
 END_TEST
 
-START_TEST(test_doc_example_ascii) {
+/* the drawing in both glyph sets: ASCII, then UTF-8 */
+static const char *const doc_example_drawn[] = {
+        "/\n"
+        "`-/A, /A/B, /A/B/C, /A/B/C/D\n"
+        "  |-/A/B/C/D/E, /A/B/C/D/E/F\n"
+        "  `-/A/B/G\n",
+        "/\n"
+        "\u2514\u2500/A, /A/B, /A/B/C, /A/B/C/D\n"
+        "  \u251c\u2500/A/B/C/D/E, /A/B/C/D/E/F\n"
+        "  \u2514\u2500/A/B/G\n",
+};
+
+START_TEST(test_doc_example_drawn) {
         _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok(doc_example);
-        _cleanup_free_ char *s = draw(t, false);
+        _cleanup_free_ char *s = draw(t, _i == 1);
 
-        ck_assert_str_eq(s,
-                         "/\n"
-                         "`-/A, /A/B, /A/B/C, /A/B/C/D\n"
-                         "  |-/A/B/C/D/E, /A/B/C/D/E/F\n"
-                         "  `-/A/B/G\n");
-}
-END_TEST
-
-START_TEST(test_doc_example_utf8) {
-        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok(doc_example);
-        _cleanup_free_ char *s = draw(t, true);
-
-        ck_assert_str_eq(s,
-                         "/\n"
-                         "\u2514\u2500/A, /A/B, /A/B/C, /A/B/C/D\n"
-                         "  \u251c\u2500/A/B/C/D/E, /A/B/C/D/E/F\n"
-                         "  \u2514\u2500/A/B/G\n");
+        ck_assert_str_eq(s, doc_example_drawn[_i]);
 }
 END_TEST
 
@@ -332,8 +328,7 @@ static Suite *tree_suite(void) {
         TCase *tc = tcase_create("tree");
 
         tcase_add_test(tc, test_doc_example_parse);
-        tcase_add_test(tc, test_doc_example_ascii);
-        tcase_add_test(tc, test_doc_example_utf8);
+        tcase_add_loop_test(tc, test_doc_example_drawn, 0, ELEMENTSOF(doc_example_drawn));
         tcase_add_test(tc, test_doc_example_json);
         tcase_add_test(tc, test_model_output_parses);
         tcase_add_test(tc, test_vertical_lines);
