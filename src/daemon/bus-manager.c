@@ -164,6 +164,18 @@ static int authorize(Manager *m, sd_bus_message *msg, const Caller *caller, cons
         }
 }
 
+/* AddDelegation and RemoveDelegation: org.cgbypass1.delegate for anyone but root. Return: as authorize(). */
+static int authorize_delegate(Manager *m, sd_bus_message *msg, const Caller *caller, char *const *details,
+                              const char *verb, const char *cgroup, sd_bus_error *error) {
+        _cleanup_free_ char *deny = NULL;
+
+        if (asprintf(&deny, "polkit does not allow you to %s %s (action %s)", verb, cgroup,
+                     POLKIT_ACTION_DELEGATE) < 0)
+                return -ENOMEM;
+        return authorize(m, msg, caller, caller->uid == 0 ? NULL : POLKIT_ACTION_DELEGATE, details,
+                         BUS_ERROR_ACCESS_DENIED, deny, error);
+}
+
 static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bus_error *error) {
         _cleanup_(change_request_done) ChangeRequest req = {};
         _cleanup_(authorization_done) Authorization auth = {};
@@ -595,12 +607,7 @@ static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_err
                 (char *) "operation", (char *) "add",
                 NULL,
         };
-        _cleanup_free_ char *deny = NULL;
-        if (asprintf(&deny, "polkit does not allow you to delegate %s (action %s)", cgroup,
-                     POLKIT_ACTION_DELEGATE) < 0)
-                return -ENOMEM;
-        r = authorize(m, msg, &caller, caller.uid == 0 ? NULL : POLKIT_ACTION_DELEGATE, details,
-                      BUS_ERROR_ACCESS_DENIED, deny, error);
+        r = authorize_delegate(m, msg, &caller, details, "delegate", cgroup, error);
         if (r < 0)
                 return refuse(&caller, "AddDelegation", cgroup, arg, r, error);
         if (r == 0)
@@ -617,7 +624,6 @@ static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_err
 
 static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(refusal_done) Refusal refusal = {};
-        _cleanup_free_ char *deny = NULL;
         Manager *m = userdata;
         const char *cgroup;
         Caller caller;
@@ -645,11 +651,7 @@ static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_
                 (char *) "operation", (char *) "remove",
                 NULL,
         };
-        if (asprintf(&deny, "polkit does not allow you to end the delegation of %s (action %s)", cgroup,
-                     POLKIT_ACTION_DELEGATE) < 0)
-                return -ENOMEM;
-        r = authorize(m, msg, &caller, caller.uid == 0 ? NULL : POLKIT_ACTION_DELEGATE, details,
-                      BUS_ERROR_ACCESS_DENIED, deny, error);
+        r = authorize_delegate(m, msg, &caller, details, "end the delegation of", cgroup, error);
         if (r < 0)
                 return refuse(&caller, "RemoveDelegation", cgroup, NULL, r, error);
         if (r == 0)
