@@ -19,11 +19,8 @@ daemon=${2:?cgbypassd}
 # shellcheck source=tests/bus/bus-env.sh
 . "$src/tests/bus/bus-env.sh"
 bus_env_init "$src" "$daemon"
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
-bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
-bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
-bus_env_add_user alice || { echo "Bail out! useradd failed"; exit 1; }
-bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
+bus_env_require_polkitd
+bus_env_polkit_setup alice
 
 D=$BUS_ENV_DIR
 root=$D/root

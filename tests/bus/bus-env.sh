@@ -4,7 +4,12 @@
 # A private system-like bus for the bus and polkit tests, sourced by them:
 #
 #   . bus-env.sh
+#   bus_env_main "$@"                # src, daemon, client from a test's arguments; bus_env_init
 #   bus_env_init SRCDIR              # temp dir, traps; skips (exit 0) unless root + tools
+#   bus_env_require_polkitd          # skips unless polkitd is installed
+#   bus_env_polkit_setup USER...     # the bus, the actions, the users, polkitd; "Bail out!" on failure
+#   bus_env_use_cgroup2 PREFIX       # a scratch cgroup on the host's cgroup2 (mnt, X, scratch); skips
+#   bus_env_cgroup2_cleanup          # ... removed again, from the test's EXIT trap
 #   bus_env_start_bus                # dbus-daemon: the stock system.conf policy, our socket,
 #                                    #   + SRCDIR/dbus/org.cgbypass1.conf
 #   bus_env_install_policy           # SRCDIR/polkit/org.cgbypass1.policy -> /usr/share/polkit-1/actions
@@ -15,6 +20,9 @@
 #   bus_env_as USER CMD...           # run CMD as USER (setpriv), on the private bus
 #   bus_env_config FIXTURE K=V...    # SRCDIR/tests/bus/FIXTURE, @K@ replaced by V, as BUS_ENV_DIR/c.conf
 #   bus_env_start_daemon ARGS...     # cgbypassd --bus system ARGS, waits for org.cgbypass1
+#   bus_env_start_cgbypassd ROOT ARGS... # ... with BUS_ENV_DIR/c.conf, no conf.d, cgroup root ROOT,
+#                                    #   state directory BUS_ENV_DIR/state
+#   bus_env_client_as USER ARGS...   # the bus client (client=) as USER: output in out, status in st
 #   bus_env_stop_daemon [SIGNAL]     # SIGTERM by default; sets BUS_ENV_DAEMON_STATUS
 #
 # Everything made here is removed again at exit: processes (by pid), users,
@@ -80,6 +88,58 @@ bus_env_init() {
 	trap bus_env_cleanup EXIT
 	trap 'exit 130' INT TERM
 	export BUS_ENV_DIR BUS_ENV_DAEMON_LOG
+}
+
+# bus_env_main SRCDIR CGBYPASSD BUS-CLIENT [...]: a bus test's arguments as src, daemon and client
+bus_env_main() {
+	src=${1:?source dir}
+	daemon=${2:?cgbypassd}
+	client=${3:?bus-client}
+	bus_env_init "$src" "$daemon"
+}
+
+bus_env_require_polkitd() {
+	[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+}
+
+# bus_env_polkit_setup USER...: the private bus, the project's actions, the users (bus_env_add_user), polkitd
+bus_env_polkit_setup() {
+	local u
+	bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
+	bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
+	for u in "$@"; do
+		bus_env_add_user "$u" || { echo "Bail out! useradd failed"; exit 1; }
+	done
+	bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
+}
+
+# bus_env_use_cgroup2 PREFIX: the scratch cgroup PREFIX-PID of the host's cgroup2 (CGB_TEST_CGROUP2: the
+# first mount), with CGB_TEST_CONTROLLER (hugetlb) enabled above it. Sets mnt, X, scratch; skips where the
+# mount is missing or read-only or lacks X. The caller's EXIT trap calls bus_env_cgroup2_cleanup.
+BUS_ENV_CGROUP2_ADDED=
+bus_env_use_cgroup2() {
+	mnt=${CGB_TEST_CGROUP2:-$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)}
+	X=${CGB_TEST_CONTROLLER:-hugetlb}
+	if [ -z "$mnt" ] || [ ! -w "$mnt/cgroup.subtree_control" ]; then
+		bus_env_skip "no writable cgroup2 mount"
+	fi
+	grep -qw "$X" "$mnt/cgroup.controllers" || bus_env_skip "the cgroup2 mount $mnt does not offer $X"
+	scratch=$mnt/$1-$$
+	if ! grep -qw "$X" "$mnt/cgroup.subtree_control"; then
+		echo "+$X" >"$mnt/cgroup.subtree_control" || bus_env_skip "cannot enable $X in $mnt"
+		BUS_ENV_CGROUP2_ADDED=1
+	fi
+	mkdir "$scratch" || bus_env_skip "cannot make $scratch"
+}
+
+# the scratch subtree bottom-up (a cgroup with a process left cannot go, and says so), X as it was
+bus_env_cgroup2_cleanup() {
+	if [ -n "${scratch:-}" ] && [ -d "$scratch" ]; then
+		find "$scratch" -depth -type d -exec rmdir {} \; 2>/dev/null
+		[ -d "$scratch" ] && echo "# could not remove $scratch" >&2
+	fi
+	[ -n "$BUS_ENV_CGROUP2_ADDED" ] && echo "-$X" >"$mnt/cgroup.subtree_control" 2>/dev/null
+	BUS_ENV_CGROUP2_ADDED=
 }
 
 # wait_for SECONDS CMD...: poll every 50 ms until CMD succeeds
@@ -214,6 +274,22 @@ bus_env_start_daemon() {
 		bus_env_stop_daemon KILL
 		return 1
 	fi
+}
+
+# bus_env_start_cgbypassd ROOT ARGS...: the daemon as most bus tests start it
+bus_env_start_cgbypassd() {
+	local root=$1
+	shift
+	bus_env_start_daemon --config "$BUS_ENV_DIR/c.conf" --config-dir "$BUS_ENV_DIR/none" --cgroup-root "$root" \
+		--state-directory "$BUS_ENV_DIR/state" "$@"
+}
+
+# bus_env_client_as USER ARGS...: "$client" ARGS as USER; its output (stderr too) in out, its status in st
+bus_env_client_as() {
+	local u=$1
+	shift
+	out=$(bus_env_as "$u" "$client" "$@" 2>&1)
+	st=$?
 }
 
 bus_env_daemon_alive() {

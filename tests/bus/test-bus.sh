@@ -10,12 +10,9 @@
 # changes, SIGTERM, a second instance, --bus session, log priorities. TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
 bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
 
 D=$BUS_ENV_DIR
@@ -67,10 +64,7 @@ controllers = cpu io
 CONF
 }
 write_conf
-start() {
-	bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" \
-		--state-directory "$state" "$@"
-}
+start() { bus_env_start_cgbypassd "$root" "$@"; }
 
 # c ARGS...: bus-client call, output in $out, status in $st
 c() {

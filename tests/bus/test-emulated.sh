@@ -14,44 +14,21 @@
 # hugetlb). The mount root's cgroup.subtree_control is restored after. TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
+bus_env_require_polkitd
 
-mnt=${CGB_TEST_CGROUP2:-$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)}
-X=${CGB_TEST_CONTROLLER:-hugetlb}
-[ -n "$mnt" ] && [ -w "$mnt/cgroup.subtree_control" ] || bus_env_skip "no writable cgroup2 mount"
-grep -qw "$X" "$mnt/cgroup.controllers" || bus_env_skip "the cgroup2 mount $mnt does not offer $X"
-scratch=$mnt/cgb-bus-$$
-added=
 sleeper=
-
 cleanup_kernel() {
 	[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null && wait "$sleeper" 2>/dev/null
-	# bottom-up; a cgroup with a process left cannot go, and says so
-	if [ -d "$scratch" ]; then
-		find "$scratch" -depth -type d -exec rmdir {} \; 2>/dev/null
-		[ -d "$scratch" ] && echo "# could not remove $scratch" >&2
-	fi
-	[ -n "$added" ] && echo "-$X" >"$mnt/cgroup.subtree_control" 2>/dev/null
+	bus_env_cgroup2_cleanup
 	bus_env_cleanup
 }
 trap cleanup_kernel EXIT
+bus_env_use_cgroup2 cgb-bus
 
-if ! grep -qw "$X" "$mnt/cgroup.subtree_control"; then
-	echo "+$X" >"$mnt/cgroup.subtree_control" || bus_env_skip "cannot enable $X in $mnt"
-	added=1
-fi
-mkdir "$scratch" || bus_env_skip "cannot make $scratch"
-
-bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
-bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
-bus_env_add_user alice || { echo "Bail out! useradd failed"; exit 1; }
-bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
+bus_env_polkit_setup alice
 
 D=$BUS_ENV_DIR
 cat >"$D/c.conf" <<CONF
@@ -67,16 +44,8 @@ path = /alice
 user = $alice
 controllers = $X
 CONF
-start() {
-	bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$scratch" \
-		--state-directory "$D/state"
-}
-as() {
-	local u=$1
-	shift
-	out=$(bus_env_as "$u" "$client" call "$@" 2>&1)
-	st=$?
-}
+start() { bus_env_start_cgbypassd "$scratch"; }
+as() { bus_env_client_as "$1" call "${@:2}"; }
 key() {
 	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
 }

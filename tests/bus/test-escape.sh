@@ -12,19 +12,11 @@
 # succeed; each gets a named error; nothing changes; the daemon lives on. TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
-bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
-bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
-for u in alice bob mallory; do
-	bus_env_add_user "$u" || { echo "Bail out! useradd failed"; exit 1; }
-done
-bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
+bus_env_require_polkitd
+bus_env_polkit_setup alice bob mallory
 
 D=$BUS_ENV_DIR
 root=$D/root

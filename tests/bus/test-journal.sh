@@ -11,12 +11,9 @@
 # at once (a directory moved in) are one adoption entry. TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
 command -v unshare >/dev/null || bus_env_skip "unshare is not installed"
 unshare --mount true 2>/dev/null || bus_env_skip "cannot make a mount namespace"
 bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }

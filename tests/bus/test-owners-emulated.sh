@@ -15,36 +15,13 @@
 # CGB_TEST_CONTROLLER: default the first mount, hugetlb). TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
+bus_env_require_polkitd
 
-mnt=${CGB_TEST_CGROUP2:-$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)}
-X=${CGB_TEST_CONTROLLER:-hugetlb}
-[ -n "$mnt" ] && [ -w "$mnt/cgroup.subtree_control" ] || bus_env_skip "no writable cgroup2 mount"
-grep -qw "$X" "$mnt/cgroup.controllers" || bus_env_skip "the cgroup2 mount $mnt does not offer $X"
-scratch=$mnt/cgb-own-$$
-added=
-
-cleanup_kernel() {
-	if [ -d "$scratch" ]; then
-		find "$scratch" -depth -type d -exec rmdir {} \; 2>/dev/null
-		[ -d "$scratch" ] && echo "# could not remove $scratch" >&2
-	fi
-	[ -n "$added" ] && echo "-$X" >"$mnt/cgroup.subtree_control" 2>/dev/null
-	bus_env_cleanup
-}
-trap cleanup_kernel EXIT
-
-if ! grep -qw "$X" "$mnt/cgroup.subtree_control"; then
-	echo "+$X" >"$mnt/cgroup.subtree_control" || bus_env_skip "cannot enable $X in $mnt"
-	added=1
-fi
-mkdir "$scratch" || bus_env_skip "cannot make $scratch"
+trap 'bus_env_cgroup2_cleanup; bus_env_cleanup' EXIT
+bus_env_use_cgroup2 cgb-own
 # the controller's first writable knob in a child, as the kernel names it (hugetlb.2MB.max, cpu.weight, ...)
 mkdir "$scratch/probe" && echo "+$X" >"$scratch/cgroup.subtree_control" || bus_env_skip "cannot probe $X"
 knob=$(cd "$scratch/probe" && for f in "$X".*; do [ -f "$f" ] && [ -w "$f" ] && [[ $f == *.max || $f == *.weight ]] && echo "$f" && break; done)
@@ -53,11 +30,7 @@ rmdir "$scratch/probe"
 [ -n "$knob" ] || bus_env_skip "$X has no writable .max or .weight file"
 value=$(case $knob in *.weight) echo 50 ;; *) echo 4194304 ;; esac)
 
-bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
-bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
-bus_env_add_user alice || { echo "Bail out! useradd failed"; exit 1; }
-bus_env_add_user bob || { echo "Bail out! useradd failed"; exit 1; }
-bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
+bus_env_polkit_setup alice bob
 
 D=$BUS_ENV_DIR
 cat >"$D/c.conf" <<CONF
@@ -77,16 +50,8 @@ path = /alice
 user = $alice
 controllers = $X
 CONF
-start() {
-	bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$scratch" \
-		--state-directory "$D/state"
-}
-as() {
-	local u=$1
-	shift
-	out=$(bus_env_as "$u" "$client" --no-interactive call "$@" 2>&1)
-	st=$?
-}
+start() { bus_env_start_cgbypassd "$scratch"; }
+as() { bus_env_client_as "$1" --no-interactive call "${@:2}"; }
 owner_of() {
 	stat -c %U "$1" 2>&1
 }

@@ -17,13 +17,10 @@
 # TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
+bus_env_require_polkitd
 bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
 bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
 # an older installed copy without org.cgbypass1.delegate (bus_env_install_policy keeps it): add that action beside it
@@ -79,16 +76,8 @@ user = $alice
 controllers = cpu io memory
 "
 write_conf "$alice_section"
-start() {
-	bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" \
-		--state-directory "$state"
-}
-as() {
-	local u=$1
-	shift
-	out=$(bus_env_as "$u" "$client" --no-interactive call "$@" 2>&1)
-	st=$?
-}
+start() { bus_env_start_cgbypassd "$root"; }
+as() { bus_env_client_as "$1" --no-interactive call "${@:2}"; }
 expect() { # USER NAME DESCRIPTION ARGS...
 	local u=$1 name=$2 d=$3
 	shift 3

@@ -12,14 +12,11 @@
 # client that disconnects during a pending check, restart and reload. TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 ctl=${4:-}      # cgbypassctl, when the build has it
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
+bus_env_require_polkitd
 bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
 bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
 for u in alice bob carol mallory; do
@@ -62,17 +59,9 @@ state=$D/state
 bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
 # a third owner, for the fairness of the polkit limits
 printf '\n[delegate]\npath = /srv/carol\nuser = %s\ncontrollers = cpu\n' "$carol" >>"$D/c.conf"
-start() {
-	bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" \
-		--state-directory "$state"
-}
+start() { bus_env_start_cgbypassd "$root"; }
 # as USER ARGS...: bus-client call as USER; $out, $st
-as() {
-	local u=$1
-	shift
-	out=$(bus_env_as "$u" "$client" call "$@" 2>&1)
-	st=$?
-}
+as() { bus_env_client_as "$1" call "${@:2}"; }
 # expect USER NAME DESCRIPTION ARGS...: the call fails with org.cgbypass1.Error.NAME
 expect() {
 	local u=$1 name=$2 d=$3

@@ -15,13 +15,10 @@
 # sim backend, private bus, the real polkitd. TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
+bus_env_require_polkitd
 command -v mount >/dev/null || bus_env_skip "mount is not installed"
 D=$BUS_ENV_DIR
 state=$D/state
@@ -31,12 +28,7 @@ unmount_state() {
 	while mountpoint -q "$state"; do umount "$state" || break; done
 }
 trap 'unmount_state; bus_env_cleanup' EXIT
-bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
-bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
-for u in alice bob; do
-	bus_env_add_user "$u" || { echo "Bail out! useradd failed"; exit 1; }
-done
-bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
+bus_env_polkit_setup alice bob
 
 root=$D/root
 bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }

@@ -14,12 +14,9 @@
 # first controller it offers). TAP.
 set -uo pipefail
 
-src=${1:?source dir}
-daemon=${2:?cgbypassd}
-client=${3:?bus-client}
 # shellcheck source=tests/bus/bus-env.sh
-. "$src/tests/bus/bus-env.sh"
-bus_env_init "$src" "$daemon"
+. "${1:?source dir}/tests/bus/bus-env.sh"
+bus_env_main "$@"
 bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
 bus_env_add_user alice || { echo "Bail out! useradd failed"; exit 1; }
 D=$BUS_ENV_DIR

@@ -22,7 +22,7 @@ kills=${CGB_CRASH_KILLS:-10}
 # shellcheck source=tests/bus/bus-env.sh
 . "$src/tests/bus/bus-env.sh"
 bus_env_init "$src" "$daemon"
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+bus_env_require_polkitd
 bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
 bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
 owners=()

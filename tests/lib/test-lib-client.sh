@@ -28,7 +28,7 @@ bus_env_init "$src" "$daemon"
 for t in cc pkg-config readelf; do
 	command -v "$t" >/dev/null 2>&1 || bus_env_skip "$t is not installed"
 done
-[ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
+bus_env_require_polkitd
 
 D=$BUS_ENV_DIR
 dest=$D/dest
@@ -71,10 +71,7 @@ chmod -R a+rX "$D"
 
 # ---- the daemon, polkitd, an owner ----
 
-bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
-bus_env_install_policy || { echo "Bail out! cannot install the polkit actions"; exit 1; }
-bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
-bus_env_add_user owner || { echo "Bail out! useradd failed"; exit 1; }
+bus_env_polkit_setup owner
 root=$D/root
 cat >"$D/c.conf" <<CONF
 [daemon]
