@@ -246,6 +246,7 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                         if (!manager_has_cgroup(m, path))
                                 continue;
                 }
+                m->walks++;
                 r = adopt_below(m, root_fd, top, path_depth(top) - path_depth(path), &budget);
                 if (r < 0) {
                         err = r;

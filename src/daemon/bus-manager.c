@@ -265,7 +265,7 @@ static int lookup_cgroup(Manager *m, const char *path, Cgroup **ret, sd_bus_erro
         if (r < 0)
                 return r;
         /* a child its owner just made is known only after this */
-        (void) manager_refresh(m, path);
+        (void) read_view_prepare(m, path);
         r = hierarchy_lookup(backend_get_model(m->backend), path, ret);
         if (r < 0)
                 return no_such_cgroup(error, path);
@@ -437,14 +437,20 @@ static int read_tree_controller(sd_bus_message *msg, Manager *m, const char **re
                 return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER, "There is no controller named '%s'",
                                          request_quote(name, q));
         }
-        (void) manager_refresh(m, NULL);
+        (void) read_view_prepare(m, NULL);
         *ret_name = name;
         *ret = x;
         return 0;
 }
 
+static int no_tree(sd_bus_error *error, const char *name) {
+        return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
+                                 "The controller '%s' has no hierarchy here: not built into this kernel, "
+                                 "or not a cgroup2 controller", name);
+}
+
 static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *tree = NULL;
+        const EffectiveView *v;
         Manager *m = userdata;
         const char *name;
         Controller x;
@@ -453,33 +459,18 @@ static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus
         r = read_tree_controller(msg, m, &name, &x, error);
         if (r < 0)
                 return r;
-        r = hierarchy_effective_tree(backend_get_model(m->backend), x, &tree);
+        r = read_view_get(m, x, &v);
         if (r == -EINVAL)
-                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
-                                         "The controller '%s' has no hierarchy here: not built into this kernel, "
-                                         "or not a cgroup2 controller", name);
+                return no_tree(error, name);
         if (r < 0)
                 return r;
-        return sd_bus_reply_method_return(msg, "s", tree);
-}
-
-static int append_effective_node(unsigned depth, const char *const *members, size_t n_members, void *userdata) {
-        sd_bus_message *reply = userdata;
-        int r;
-
-        r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, "uas");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "u", (uint32_t) depth);
-        if (r >= 0)
-                r = sd_bus_message_append_strv(reply, (char **) members);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return sd_bus_reply_method_return(msg, "s", v->tree);
 }
 
 /* GetEffectiveTree's lines as data: a cgroup name may hold '|' or spaces, a line cannot say so */
 static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const EffectiveView *v;
         Manager *m = userdata;
         const char *name;
         Controller x;
@@ -488,16 +479,24 @@ static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bu
         r = read_tree_controller(msg, m, &name, &x, error);
         if (r < 0)
                 return r;
-        /* asked first: -EINVAL from the walk can also be sd-bus refusing a path that is not UTF-8 */
-        if (!(hierarchy_builtin(backend_get_model(m->backend)) & CGMASK(x)))
-                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
-                                         "The controller '%s' has no hierarchy here: not built into this kernel, "
-                                         "or not a cgroup2 controller", name);
+        r = read_view_get(m, x, &v);
+        if (r == -EINVAL)
+                return no_tree(error, name);
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(uas)");
-        if (r >= 0)
-                r = hierarchy_effective_nodes(backend_get_model(m->backend), x, append_effective_node, reply);
+        /* -EINVAL here is sd-bus refusing a path that is not UTF-8 */
+        for (size_t i = 0; r >= 0 && i < v->n_nodes; i++) {
+                r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, "uas");
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "u", (uint32_t) v->nodes[i].depth);
+                if (r >= 0)
+                        r = sd_bus_message_append_strv(reply, v->nodes[i].members);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r < 0)
