@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <systemd/sd-daemon.h>
 
+#include "adopt.h"
 #include "bus-manager.h"
 #include "callers.h"
 #include "cgbypass/bus-errors.h"
@@ -39,6 +40,20 @@ static int refuse(const Caller *caller, const char *method, const char *cgroup, 
 
 static int no_such_cgroup(sd_bus_error *error, const char *path) {
         return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP, "%s does not exist", path);
+}
+
+/* A directory an owner made beyond a limit is there, but no cgroup cgbypassd manages: say why. */
+static int no_such_cgroup_or_limit(Manager *m, sd_bus_error *error, const char *path) {
+        _cleanup_free_ char *why = NULL;
+        int r;
+
+        r = adopt_refusal(m, path, &why);
+        if (r == -EDQUOT)
+                return sd_bus_error_setf(error, BUS_ERROR_TOO_MANY_CGROUPS, "cgbypassd did not take on %s: %s",
+                                         path, why);
+        if (r < 0)
+                return r;
+        return no_such_cgroup(error, path);
 }
 
 int bus_error_from_change(sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req) {
@@ -187,6 +202,8 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
                 return 1;       /* answered later, or never (caller gone) */
 
         r = manager_change(m, &req, auth.admin, caller.uid, &ops, &refusal);
+        if (r < 0 && refusal.kind == REFUSAL_NO_SUCH_CGROUP)
+                return refuse(&caller, method, cgroup, arg, no_such_cgroup_or_limit(m, error, req.cgroup), error);
         if (r < 0)
                 return refuse(&caller, method, cgroup, arg, bus_error_from_change(error, r, &refusal, &req), error);
 
@@ -268,7 +285,7 @@ static int lookup_cgroup(Manager *m, const char *path, Cgroup **ret, sd_bus_erro
         (void) read_view_prepare(m, path);
         r = hierarchy_lookup(backend_get_model(m->backend), path, ret);
         if (r < 0)
-                return no_such_cgroup(error, path);
+                return no_such_cgroup_or_limit(m, error, path);
         return 0;
 }
 

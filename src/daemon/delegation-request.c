@@ -116,6 +116,9 @@ int bus_error_from_delegation(sd_bus_error *error, int r, const char *why) {
         case -EPERM:
                 name = BUS_ERROR_NOT_RUNTIME_DELEGATION;
                 break;
+        case -EDQUOT:
+                name = BUS_ERROR_TOO_MANY_CGROUPS;
+                break;
         case -ENOMEM:
                 return r;
         default:

@@ -32,7 +32,7 @@ int delegation_request_read_controllers(sd_bus_message *msg, CgMask available, C
  * The named error for what manager_add_delegation() or
  * manager_remove_delegation() refused with @r (@why: their words):
  * -ENOENT NoSuchCgroup, -EEXIST DelegationConflict, -EINVAL
- * InvalidArgument, -ESRCH NoSuchDelegation, -EPERM NotRuntimeDelegation,
+ * InvalidArgument, -ESRCH NoSuchDelegation, -EPERM NotRuntimeDelegation, -EDQUOT TooManyCgroups,
  * anything else Failed. Return: the errno the name maps to (-ENOMEM as is).
  */
 int bus_error_from_delegation(sd_bus_error *error, int r, const char *why);

@@ -67,6 +67,7 @@ typedef struct Manager {
         bool refresh_warned;            /* a failing refresh is logged once until it works again */
         ReadViews views;                /* read-view.c: the effective trees, kept until the model changes */
         unsigned long walks;            /* walks of the whole model or a delegation (tests count them) */
+        bool limit_warned;              /* adopt.c: owners' cgroups beyond a limit, logged once until there is room */
 } Manager;
 
 Manager *manager_free(Manager *m);

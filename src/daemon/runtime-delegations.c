@@ -6,6 +6,7 @@
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
 #include "ownership.h"
+#include "delegation-limits.h"
 #include "runtime-delegations.h"
 
 #define HEADER "# cgbypassd run-time delegations v1; written by cgbypassd, do not edit"
@@ -223,6 +224,10 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
                         controller_to_string(x));
                 goto finish;
         }
+        /* what it holds already, or the one cgroup it makes */
+        r = delegation_limits_check(m, path, delegated_cgroups(m), manager_has_cgroup(m, path) ? 0 : 1, reterr_msg);
+        if (r < 0)
+                goto finish;
 
         /* as a [delegate] section would be: the same checks, together with the others */
         idx = m->config->n_delegates;

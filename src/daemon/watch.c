@@ -70,8 +70,8 @@ static int add_one(Manager *m, Watches *w, int root_fd, const char *path) {
                 return 0;
         if (w->n >= WATCH_MAX) {
                 if (!w->full_warned)
-                        log_warning("Watching %d cgroups in delegations already; the others' new children are "
-                                    "seen at the next call that concerns them.", WATCH_MAX);
+                        log_warning("Watching %zu cgroups in delegations already; the others' new children are "
+                                    "seen at the next call that concerns them.", w->n);
                 w->full_warned = true;
                 w->incomplete = true;
                 return 0;

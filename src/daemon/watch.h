@@ -13,7 +13,10 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#define WATCH_MAX               4096    /* inotify watches; past it, cgroups are seen at the next call */
+#include "cgbypass/config.h"
+
+/* inotify watches: one per cgroup taken on in delegations (max-delegated-cgroups), at most this many */
+#define WATCH_MAX               CONFIG_MAX_CGROUPS_LIMIT
 #define WATCH_COALESCE_USEC     (10 * 1000ULL)  /* a burst of mkdirs in this time is one refresh */
 
 typedef struct Manager Manager;
