@@ -441,8 +441,8 @@ static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *
 /* The controller argument of the effective-tree reads, and a look at the hierarchy before answering. */
 static int read_tree_controller(sd_bus_message *msg, Manager *m, const char **ret_name, Controller *ret,
                                 sd_bus_error *error) {
-        const char *name;
-        Controller x;
+        const char *name = NULL;
+        Controller x = _CONTROLLER_INVALID;     /* with name: set by read_tree_controller(); -O3 cannot tell */
         int r;
 
         r = sd_bus_message_read(msg, "s", &name);
@@ -469,8 +469,8 @@ static int no_tree(sd_bus_error *error, const char *name) {
 static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         const EffectiveView *v;
         Manager *m = userdata;
-        const char *name;
-        Controller x;
+        const char *name = NULL;
+        Controller x = _CONTROLLER_INVALID;     /* with name: set by read_tree_controller(); -O3 cannot tell */
         int r;
 
         r = read_tree_controller(msg, m, &name, &x, error);
@@ -489,8 +489,8 @@ static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bu
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const EffectiveView *v;
         Manager *m = userdata;
-        const char *name;
-        Controller x;
+        const char *name = NULL;
+        Controller x = _CONTROLLER_INVALID;     /* with name: set by read_tree_controller(); -O3 cannot tell */
         int r;
 
         r = read_tree_controller(msg, m, &name, &x, error);
