@@ -66,7 +66,7 @@ static int cmp_u64(const void *a, const void *b) {
 
 static __attribute__((noreturn)) void usage(void) {
         fprintf(stderr, "usage: " PROG " run --method change|GetCgroup|GetEffectiveTree|Echo [--dest NAME] [--arg S]\n"
-                        "          [--cgroup-fmt FMT] [--clients K] [--warmup W] (--iterations N | --duration SEC)\n"
+                        "          [--arg-size BYTES] [--cgroup-fmt FMT] [--clients K] [--warmup W] (--iterations N | --duration SEC)\n"
                         "       " PROG " startup --notify-socket PATH [--settle-ms MS] -- CMD [ARG...]\n");
         exit(2);
 }
@@ -159,6 +159,7 @@ static int do_run(int argc, char *argv[]) {
                 { "warmup",     required_argument, NULL, 'w' },
                 { "iterations", required_argument, NULL, 'n' },
                 { "duration",   required_argument, NULL, 't' },
+                { "arg-size",   required_argument, NULL, 's' },
                 {}
         };
         Run o = { .dest = "org.cgbypass1", .arg = "", .clients = 1, .warmup = 100 };
@@ -166,6 +167,7 @@ static int do_run(int argc, char *argv[]) {
         uint64_t cap, total = 0, errors = 0, end = 0, t_go, *all, *lat;
         Slot *slots;
         pid_t pids[MAX_CLIENTS];
+        size_t arg_size = 0;
 
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
                 switch (c) {
@@ -177,8 +179,19 @@ static int do_run(int argc, char *argv[]) {
                 case 'w': o.warmup = strtoull(optarg, NULL, 10); break;
                 case 'n': o.iterations = strtoull(optarg, NULL, 10); break;
                 case 't': o.duration = strtod(optarg, NULL); break;
+                /* the argument padded to BYTES: an Echo that moves as much as a large reply */
+                case 's': arg_size = strtoull(optarg, NULL, 10); break;
                 default: usage();
                 }
+        if (arg_size > strlen(o.arg)) {
+                char *a = malloc(arg_size + 1);
+                if (!a)
+                        return 1;
+                memset(a, 'a', arg_size);
+                memcpy(a, o.arg, strlen(o.arg));
+                a[arg_size] = '\0';
+                o.arg = a;     /* freed at exit */
+        }
         if (!o.method || o.clients < 1 || o.clients > MAX_CLIENTS || (o.iterations == 0) == (o.duration <= 0))
                 usage();
         if (strcmp(o.method, "change") == 0) {

@@ -16,7 +16,8 @@
 #      1c: the same call with 10,002 managed cgroups (cgbypassd only).
 #   2. read path: GetCgroup and GetEffectiveTree on the seeds' documentation
 #      example (examples/demo.conf.in, G delegated and re-enabled) against the
-#      baseline's bare Echo(s)->(s); 1 and 4 clients; p50.
+#      baseline's bare Echo(s)->(s); 1 and 4 clients; p50. 2b: the same after G's owner made
+#      12,000 cgroups in it (GetCgroup of one of them).
 #   3. memory and start-up: VmRSS/VmHWM idle with that small configuration,
 #      after the request load, and with 10,000 managed cgroups; the time from
 #      exec to READY=1 on a NOTIFY_SOCKET this script provides, with 1,000
@@ -40,6 +41,8 @@
 #   CGB_BENCH_STARTUP_RUNS [5] start-ups per figure in part 3
 #   CGB_BENCH_SCALE_ITERATIONS [100] timed calls in part 1c (10,002 managed cgroups)
 #   CGB_BENCH_PARTS [request,scale,read,memory]
+#   CGB_BENCH_READ_OWNER_CGROUPS [12000] part 2b: cgroups the owner of G makes (0: no part 2b)
+#   CGB_BENCH_READ_BIG_ITERATIONS [READ_ITERATIONS] timed calls per client per read run in part 2b
 #   CGB_BENCH_ANY_BUILD=1      measure even a sanitized or unoptimized build
 #   BUS_ENV_KEEP=DIR           keep the logs (cgbypassd, dbus-daemon, polkitd)
 set -uo pipefail
@@ -63,6 +66,8 @@ STATE_ON=${CGB_BENCH_STATE:-disk}
 STARTUP_RUNS=${CGB_BENCH_STARTUP_RUNS:-5}
 SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-100}
 PARTS=${CGB_BENCH_PARTS:-request,scale,read,memory}
+READ_OWNER_CGROUPS=${CGB_BENCH_READ_OWNER_CGROUPS:-12000}
+READ_BIG_ITER=${CGB_BENCH_READ_BIG_ITERATIONS:-$READ_ITER}
 
 say() { printf '%s\n' "$*"; }
 die() { say "bench-bus: $*" >&2; exit 1; }
@@ -357,23 +362,18 @@ fi
 # ---- 2. the read path ----
 DEMO_CONF=$D/demo.conf
 sed "s/@OWNER@/$alice/" "$src/examples/demo.conf.in" >"$DEMO_CONF"
-if has_part read; then
-	say "# 2. read path: the documentation example (examples/demo.conf.in), G delegated and re-enabled"
-	bus_env_start_daemon --config "$DEMO_CONF" --config-dir "$D/none" --cgroup-root "$FS/sim2" \
-		--state-directory "$(state_dir 2)" || die "cgbypassd did not start"
-	owner_call EnableController ss /A/B/G cpu >/dev/null || die "the owner could not re-enable cpu in G"
-	tree=$(busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager GetEffectiveTree s cpu)
-	grep -q '/A/B/G' <<<"$tree" || die "unexpected effective tree: $tree"
-	mkdir -p "$FS/base2"
-	start_baseline "$FS/base2"
+# read_runs LABEL CGROUP ITERATIONS: GetCgroup CGROUP and GetEffectiveTree cpu against Echo, 1 and 4 clients
+read_runs() {
+	local label=$1 cg=$2 iter=$3 k w
+	w=$((iter >= 1000 ? 200 : 20))
 	for k in 1 4; do
-		say "# 2. $k client(s): $ROUNDS x $READ_ITER calls per client per method"
-		rd_echo() { with_cpu "$BASE_PID" run_client --dest "$BASE_NAME" --method Echo --arg /A/B/G --clients "$k" --warmup 200 \
-			--iterations "$READ_ITER"; }
-		rd_getcg() { with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method GetCgroup --arg /A/B/G --clients "$k" --warmup 200 \
-			--iterations "$READ_ITER"; }
+		say "# 2. $label, $k client(s): $ROUNDS x $iter calls per client per method"
+		rd_echo() { with_cpu "$BASE_PID" run_client --dest "$BASE_NAME" --method Echo --arg "$cg" --clients "$k" --warmup "$w" \
+			--iterations "$iter"; }
+		rd_getcg() { with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method GetCgroup --arg "$cg" --clients "$k" --warmup "$w" \
+			--iterations "$iter"; }
 		rd_tree() { with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method GetEffectiveTree --arg cpu --clients "$k" \
-			--warmup 200 --iterations "$READ_ITER"; }
+			--warmup "$w" --iterations "$iter"; }
 		interleave rd_echo rd_getcg || die "read runs failed"
 		E1=("${RES_A[@]}") G1=("${RES_B[@]}")
 		interleave rd_echo rd_tree || die "read runs failed"
@@ -383,14 +383,68 @@ if has_part read; then
 		printf '#   GetEffectiveTree: %s\n' "${T1[@]}"
 		e50=$(med_of p50_us "${E1[@]}") g50=$(med_of p50_us "${G1[@]}") t50=$(med_of p50_us "${T1[@]}")
 		et=$(med_of calls_per_s "${E1[@]}") gt=$(med_of calls_per_s "${G1[@]}") tt=$(med_of calls_per_s "${T1[@]}")
-		note "2. read path, $k client(s), baseline = Echo(s)->(s)"
-		row "   GetCgroup p50, µs" "$e50" "$g50" "$(ratio "$g50" "$e50")" "target <= 1.20x"
+		note "2. read path, $label, $k client(s), baseline = Echo(s)->(s)"
+		row "   GetCgroup $cg p50, µs" "$e50" "$g50" "$(ratio "$g50" "$e50")" "target <= 1.20x"
 		row "   GetEffectiveTree p50, µs" "$e50" "$t50" "$(ratio "$t50" "$e50")" "target <= 1.20x"
 		row "   GetCgroup calls/s" "$et" "$gt" "$(ratio "$gt" "$et")" ""
 		row "   GetEffectiveTree calls/s" "$et" "$tt" "$(ratio "$tt" "$et")" ""
 		row "   CPU per call, the service, µs (Echo/GetCgroup)" "$(med_of cpu_svc_us "${E1[@]}")" \
 			"$(med_of cpu_svc_us "${G1[@]}")" "" "GetEffectiveTree: $(med_of cpu_svc_us "${T1[@]}") µs"
+		figure "GetCgroup p50 vs Echo, $label, $k client(s)" "$(ratio "$g50" "$e50")" 1.20
+		figure "GetEffectiveTree p50 vs Echo, $label, $k client(s)" "$(ratio "$t50" "$e50")" 1.20
 	done
+}
+# figure NAME RATIO TARGET: a line 'figure: NAME = RATIO (target: <= TARGETx) ok|MISSED', printed at the end
+FIGURES=()
+figure() {
+	local verdict
+	verdict=$(awk -v v="${2%x}" -v t="$3" 'BEGIN { print (v != "" && v != "-" && v + 0 <= t + 0) ? "ok" : "MISSED" }')
+	FIGURES+=("figure: $1 = $2 (target: <= ${3}x) $verdict")
+}
+if has_part read; then
+	say "# 2. read path: the documentation example (examples/demo.conf.in), G delegated and re-enabled"
+	# room for part 2b's owner cgroups in G (max-cgroups-per-delegation is 4096 by default)
+	mkdir -p "$D/read.d"
+	printf '[daemon]\nmax-cgroups-per-delegation = %d\n' $((READ_OWNER_CGROUPS + 1)) >"$D/read.d/limits.conf"
+	# a cgbypassd from before the limits (measured for comparison) has no such key, and no limit
+	"$daemon" --check-config --config "$DEMO_CONF" --config-dir "$D/read.d" --cgroup-root "$FS/sim2" >/dev/null 2>&1 ||
+		rm -f "$D/read.d/limits.conf"
+	bus_env_start_daemon --config "$DEMO_CONF" --config-dir "$D/read.d" --cgroup-root "$FS/sim2" \
+		--state-directory "$(state_dir 2)" || die "cgbypassd did not start"
+	owner_call EnableController ss /A/B/G cpu >/dev/null || die "the owner could not re-enable cpu in G"
+	tree=$(busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager GetEffectiveTree s cpu)
+	grep -q '/A/B/G' <<<"$tree" || die "unexpected effective tree: $tree"
+	mkdir -p "$FS/base2"
+	start_baseline "$FS/base2"
+	read_runs "demo" /A/B/G "$READ_ITER"
+	if ((READ_OWNER_CGROUPS > 0)); then
+		# 2b. the owner of G makes READ_OWNER_CGROUPS cgroups (issue 13's 12,000): reads of one
+		# cgroup must cost as before, and the tree its reply (every cgroup is in it), not a walk
+		say "# 2b. the owner makes $READ_OWNER_CGROUPS cgroups in /A/B/G"
+		bus_env_as "$alice" sh -c "cd '$FS/sim2/A/B/G' && seq -f o%g 0 $((READ_OWNER_CGROUPS - 1)) | xargs mkdir" ||
+			die "the owner's mkdir failed"
+		bus_env_wait_for 600 sh -c "busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager \
+			GetCgroup s /A/B/G/o$((READ_OWNER_CGROUPS - 1)) >/dev/null 2>&1" || die "the owner's cgroups were not taken on"
+		size=$(busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager GetEffectiveTree s cpu | wc -c)
+		say "#   taken on; GetEffectiveTree's reply is $size bytes"
+		read_runs "+$READ_OWNER_CGROUPS owner cgroups" /A/B/G/o7 "$READ_BIG_ITER"
+		note "   (GetEffectiveTree's reply: $size bytes, every cgroup; Echo's: a few bytes)"
+		# the reply's own cost on the bus: against an Echo of as many bytes
+		for k in 1 4; do
+			rd_echo_big() { with_cpu "$BASE_PID" run_client --dest "$BASE_NAME" --method Echo --arg x --arg-size "$size" \
+				--clients "$k" --warmup 5 --iterations "$READ_BIG_ITER"; }
+			rd_tree_big() { with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method GetEffectiveTree --arg cpu \
+				--clients "$k" --warmup 5 --iterations "$READ_BIG_ITER"; }
+			interleave rd_echo_big rd_tree_big || die "read runs failed"
+			printf '#   Echo of %s bytes: %s\n' "$size" "${RES_A[@]}"
+			printf '#   GetEffectiveTree: %s\n' "${RES_B[@]}"
+			e50=$(med_of p50_us "${RES_A[@]}") t50=$(med_of p50_us "${RES_B[@]}")
+			note "2b. +$READ_OWNER_CGROUPS owner cgroups, $k client(s), baseline = Echo of $size bytes"
+			row "   GetEffectiveTree p50, µs" "$e50" "$t50" "$(ratio "$t50" "$e50")" "target <= 1.20x"
+			figure "GetEffectiveTree p50 vs Echo of as many bytes, +$READ_OWNER_CGROUPS owner cgroups, $k client(s)" \
+				"$(ratio "$t50" "$e50")" 1.20
+		done
+	fi
 	stop_baseline
 	bus_env_stop_daemon
 fi
@@ -439,3 +493,4 @@ say "bench-bus figures ($buildtype build, optimization=$optimization, b_sanitize
 say "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); medians of $ROUNDS interleaved runs)"
 printf '%-44s %12s %12s %8s  %s\n' "" "baseline" "cgbypassd" "ratio" ""
 printf '%s\n' "${TABLE[@]}"
+((${#FIGURES[@]} > 0)) && printf '%s\n' "${FIGURES[@]}"

@@ -197,7 +197,7 @@ int backend_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *cons
  * For a delegation that ends (everything back to root). Files are vetted on
  * the opened fd (cgroupfs.h); nothing in the directory changes unless all
  * pass. Return: 0; -ENOENT (not a cgroup), -EROFS, -EPERM (sim without
- * root), -ELOOP, -ENXIO, -EMLINK, -EXDEV, -EUCLEAN (a file that is not
+ * root), -ELOOP, -EISDIR, -EMLINK, -EXDEV, -EUCLEAN (a file that is not
  * what the kernel would have there), or the -errno of fchownat(2).
  */
 int backend_chown_all(Backend *b, const char *path, uid_t uid, gid_t gid);

@@ -36,6 +36,7 @@
 #define BUS_ERROR_DELEGATION_CONFLICT      CGBYPASS_ERROR_DELEGATION_CONFLICT
 #define BUS_ERROR_NO_SUCH_DELEGATION       CGBYPASS_ERROR_NO_SUCH_DELEGATION
 #define BUS_ERROR_NOT_RUNTIME_DELEGATION   CGBYPASS_ERROR_NOT_RUNTIME_DELEGATION
+#define BUS_ERROR_TOO_MANY_CGROUPS         CGBYPASS_ERROR_TOO_MANY_CGROUPS
 
 /* libcgbypass's table (src/libcgbypass/cgbypass-errors.c), registered when it is loaded */
 #define cgbypass_bus_error_map cgbypass_error_map

@@ -57,6 +57,7 @@ extern "C" {
 #define CGBYPASS_ERROR_DELEGATION_CONFLICT      CGBYPASS_ERROR_PREFIX "DelegationConflict"     /* EEXIST */
 #define CGBYPASS_ERROR_NO_SUCH_DELEGATION       CGBYPASS_ERROR_PREFIX "NoSuchDelegation"       /* ENOENT */
 #define CGBYPASS_ERROR_NOT_RUNTIME_DELEGATION   CGBYPASS_ERROR_PREFIX "NotRuntimeDelegation"   /* EPERM */
+#define CGBYPASS_ERROR_TOO_MANY_CGROUPS         CGBYPASS_ERROR_PREFIX "TooManyCgroups"         /* EDQUOT */
 
 /* Every CGBYPASS_ERROR_* name with its errno; registered with sd-bus when the library is loaded. */
 extern const sd_bus_error_map cgbypass_error_map[];

@@ -27,6 +27,10 @@
 #define CONFIG_CONF_DIR                 "/etc/cgbypassd/conf.d"
 #define CONFIG_DEFAULT_CGROUP_ROOT      "/sys/fs/cgroup"
 #define CONFIG_DEFAULT_STATE_DIRECTORY  "/var/lib/cgbypassd"
+/* the most cgroups cgbypassd takes on in one delegation (its root included), and in all */
+#define CONFIG_DEFAULT_MAX_CGROUPS_PER_DELEGATION       4096
+#define CONFIG_DEFAULT_MAX_DELEGATED_CGROUPS            32768
+#define CONFIG_MAX_CGROUPS_LIMIT                        1000000 /* the largest value either takes */
 
 /* Limits of a path value: the cgroup path rule's (cgpath.h). */
 #define CONFIG_PATH_MAX                 CGPATH_MAX
@@ -62,10 +66,14 @@ typedef struct DaemonSettings {
         char *cgroup_root;              /* default CONFIG_DEFAULT_CGROUP_ROOT */
         BackendType backend;            /* default BACKEND_AUTO */
         char *state_directory;          /* default CONFIG_DEFAULT_STATE_DIRECTORY */
+        unsigned max_cgroups_per_delegation;    /* default CONFIG_DEFAULT_MAX_CGROUPS_PER_DELEGATION */
+        unsigned max_delegated_cgroups;         /* default CONFIG_DEFAULT_MAX_DELEGATED_CGROUPS */
 
         ConfigLocation cgroup_root_loc;
         ConfigLocation backend_loc;
         ConfigLocation state_directory_loc;
+        ConfigLocation max_cgroups_per_delegation_loc;
+        ConfigLocation max_delegated_cgroups_loc;
 } DaemonSettings;
 
 /* A controller file's value in a [cgroup] section: "memory.max = 4G". */

@@ -250,6 +250,7 @@ Cgroup *cgroup_parent(const Cgroup *c);
 Cgroup *cgroup_first_child(const Cgroup *c);
 Cgroup *cgroup_next_sibling(const Cgroup *c);
 unsigned cgroup_level(const Cgroup *c);           /* root: 0 */
+unsigned cgroup_nr_descendants(const Cgroup *c);  /* kernel: cgroup->nr_descendants (live ones) */
 /* pre-order successor of @pos within @root's subtree, or NULL (kernel: css_next_descendant_pre()) */
 Cgroup *cgroup_next_descendant_pre(const Cgroup *pos, const Cgroup *root);
 

@@ -48,6 +48,7 @@ typedef enum Reason {
         REASON_DELEGATION_CONFLICT,
         REASON_NO_SUCH_DELEGATION,
         REASON_NOT_RUNTIME_DELEGATION,
+        REASON_TOO_MANY_CGROUPS,
         _REASON_MAX,
         _REASON_INVALID = -22,
 } Reason;

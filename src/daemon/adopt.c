@@ -9,6 +9,16 @@
 #include "adopt.h"
 #include "cgroupfs.h"
 #include "decision-log.h"
+#include "delegation-limits.h"
+
+/* One look at the delegations. */
+typedef struct AdoptRun {
+        size_t budget;          /* cgroups still to adopt in this look (MANAGER_ADOPT_MAX) */
+        size_t total;           /* cgroups in all delegations, counting the ones adopted */
+        const char *delegation; /* the root of the delegation looked at */
+        size_t refused;         /* directories not taken on: a limit (delegation-limits.h) */
+        char *why;              /* the first one's limit */
+} AdoptRun;
 
 /* Directory @path (absolute) beneath @root_fd, through the one opener: never by a symlink or onto another mount */
 static int open_dir(int root_fd, const char *path, int flags) {
@@ -27,16 +37,16 @@ static char *child_path(const char *parent, const char *name) {
 /*
  * The directory @name in @dir_fd, cgroup @sub, becomes a cgroup, owned by
  * whoever made the directory. Return: 1 adopted, 0 not (not a directory, not
- * a name cgbypassd manages, refused by the rules, no budget left).
+ * a name cgbypassd manages, refused by the rules or a limit, no budget left).
  */
-static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, size_t *budget) {
+static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, AdoptRun *run) {
         _cleanup_strv_free_ char **files = NULL;
         Reason reason = REASON_NONE;
         struct stat st;
         Cgroup *c;
         int r;
 
-        if (*budget == 0)
+        if (run->budget == 0)
                 return 0;
         /* only directories become cgroups; a symlink is never followed */
         if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
@@ -45,12 +55,19 @@ static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, 
                 log_debug("Not adopting '%s': not a name cgbypassd manages.", sub);
                 return 0;
         }
+        r = delegation_limits_check(m, run->delegation, run->total, 1, run->why ? NULL : &run->why);
+        if (r < 0) {
+                log_debug("Not adopting %s: %s", sub, r == -EDQUOT ? "a limit" : strerror(-r));
+                run->refused++;
+                return 0;
+        }
         r = backend_mkdir(m->backend, sub, &reason);
         if (r < 0) {
                 log_debug("Not adopting %s: %s", sub, policy_reason_text(r, reason));
                 return 0;
         }
-        (*budget)--;
+        run->budget--;
+        run->total++;
         /* kernfs: the creator owns the new cgroup's directory and files */
         r = hierarchy_lookup(backend_get_model(m->backend), sub, &c);
         if (r >= 0)
@@ -63,12 +80,12 @@ static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, 
         return 1;
 }
 
-static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth, size_t *budget) {
+static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth, AdoptRun *run) {
         _cleanup_close_ int fd = -1;
         DIR *d;
         int n = 0, r;
 
-        if (depth >= MANAGER_PATH_DEPTH_MAX || *budget == 0)
+        if (depth >= MANAGER_PATH_DEPTH_MAX || run->budget == 0)
                 return 0;
         fd = open_dir(root_fd, path, O_RDONLY);
         if (fd < 0)
@@ -93,13 +110,13 @@ static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth
                         break;
                 }
                 if (hierarchy_lookup(backend_get_model(m->backend), sub, &c) < 0) {
-                        if (*budget == 0)
+                        if (run->budget == 0)
                                 break;
-                        if (adopt_one(m, dirfd(d), de->d_name, sub, budget) == 0)
+                        if (adopt_one(m, dirfd(d), de->d_name, sub, run) == 0)
                                 continue;
                         n++;
                 }
-                r = adopt_below(m, root_fd, sub, depth + 1, budget);
+                r = adopt_below(m, root_fd, sub, depth + 1, run);
                 if (r < 0 && r != -ELOOP && r != -ENOTDIR && r != -EXDEV)
                         log_debug("Cannot look into %s: %s", sub, strerror(-r));
                 else if (r > 0)
@@ -114,7 +131,7 @@ static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth
  * directory there becomes a cgroup. Return: the number adopted, -ENOENT
  * when the way ends before @to, or -errno.
  */
-static int adopt_path(Manager *m, int root_fd, const char *from, const char *to, size_t *budget) {
+static int adopt_path(Manager *m, int root_fd, const char *from, const char *to, AdoptRun *run) {
         _cleanup_free_ char *path = strdup(to);
         size_t at = strlen(from);
         int n = 0;
@@ -134,7 +151,7 @@ static int adopt_path(Manager *m, int root_fd, const char *from, const char *to,
                         path[at] = '\0';
                         fd = open_dir(root_fd, at ? path : "/", O_RDONLY);
                         path[at] = '/';
-                        if (fd < 0 || adopt_one(m, fd, path + at + 1, path, budget) == 0)
+                        if (fd < 0 || adopt_one(m, fd, path + at + 1, path, run) == 0)
                                 return fd < 0 && fd != -ENOENT ? fd : -ENOENT;
                         n++;
                 }
@@ -198,9 +215,21 @@ static int forget_removed(Manager *m, int root_fd, const char *top, bool with_to
         return removed;
 }
 
+static void report_refused(Manager *m, AdoptRun *run) {
+        if (run->refused == 0) {
+                m->limit_warned = false;
+                return;
+        }
+        /* once, until there is room again: an owner's mkdir loop is no log flood */
+        if (!m->limit_warned)
+                log_warning("Not taking on %zu cgroup(s) that owners made: %s. They stay as they are, unmanaged, "
+                            "until there is room.", run->refused, run->why ?: "a limit");
+        m->limit_warned = true;
+}
+
 int adopt_in_delegations(Manager *m, const char *scope) {
         _cleanup_close_ int root_fd = -1;
-        size_t budget = MANAGER_ADOPT_MAX;
+        AdoptRun run = { .budget = MANAGER_ADOPT_MAX };
         int n = 0, err = 0, r;
 
         if (backend_get_type(m->backend) != BACKEND_SIM || m->config->n_delegates == 0)
@@ -208,6 +237,7 @@ int adopt_in_delegations(Manager *m, const char *scope) {
         r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
         if (r < 0)
                 return r;
+        run.total = delegated_cgroups(m);
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 const char *path = m->config->delegates[i].path, *top = path;
                 _cleanup_free_ char *known = NULL;
@@ -221,32 +251,42 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                         continue;
                 if (!manager_has_cgroup(m, path))
                         continue;
+                run.delegation = path;
                 if (top != path) {
                         /* at @path at the highest, which exists */
                         known = manager_known_ancestor(m, top);
                         if (!known)
                                 return -ENOMEM;
                         r = forget_removed(m, root_fd, known, !streq(known, path) || root_may_go);
-                        if (r < 0)
-                                return r;
+                        if (r < 0) {
+                                err = r;
+                                break;
+                        }
                         n += r;
+                        run.total -= (size_t) r;
                         if (!manager_has_cgroup(m, known))
                                 continue;       /* its owner removed it */
-                        r = adopt_path(m, root_fd, known, top, &budget);
+                        r = adopt_path(m, root_fd, known, top, &run);
                         if (r == -ENOENT)
                                 continue;       /* @scope is not there */
-                        if (r < 0)
-                                return r;
+                        if (r < 0) {
+                                err = r;
+                                break;
+                        }
                         n += r;
                 } else {
                         r = forget_removed(m, root_fd, path, root_may_go);
-                        if (r < 0)
-                                return r;
+                        if (r < 0) {
+                                err = r;
+                                break;
+                        }
                         n += r;
+                        run.total -= (size_t) r;
                         if (!manager_has_cgroup(m, path))
                                 continue;
                 }
-                r = adopt_below(m, root_fd, top, path_depth(top) - path_depth(path), &budget);
+                m->walks++;
+                r = adopt_below(m, root_fd, top, path_depth(top) - path_depth(path), &run);
                 if (r < 0) {
                         err = r;
                         break;
@@ -254,6 +294,26 @@ int adopt_in_delegations(Manager *m, const char *scope) {
                 n += r;
         }
         /* one line for a look, be it 1 cgroup or 300 (each is a debug line) */
-        decision_log_adopted(MANAGER_ADOPT_MAX - budget, (size_t) n - (MANAGER_ADOPT_MAX - budget), scope);
+        decision_log_adopted(MANAGER_ADOPT_MAX - run.budget, (size_t) n - (MANAGER_ADOPT_MAX - run.budget), scope);
+        report_refused(m, &run);
+        free(run.why);
         return err < 0 ? err : n;
+}
+
+int adopt_refusal(Manager *m, const char *path, char **ret_why) {
+        const DelegateSpec *d;
+        _cleanup_close_ int root_fd = -1, fd = -1;
+
+        if (backend_get_type(m->backend) != BACKEND_SIM || manager_has_cgroup(m, path))
+                return 0;
+        d = config_find_delegation(m->config, path);
+        if (!d || streq(d->path, path))
+                return 0;
+        /* only a directory that is there was refused */
+        if (cgfs_open_root(backend_get_root(m->backend), &root_fd) < 0)
+                return 0;
+        fd = open_dir(root_fd, path, O_PATH);
+        if (fd < 0)
+                return 0;
+        return delegation_limits_check(m, d->path, delegated_cgroups(m), 1, ret_why);
 }

@@ -21,3 +21,13 @@
  * Return: the number of cgroups adopted or forgotten, or -errno.
  */
 int adopt_in_delegations(Manager *m, const char *scope);
+
+/**
+ * adopt_refusal() - whether a limit kept the directory of @path from being
+ *                   taken on (sim; delegation-limits.h)
+ * @ret_why: which limit, as a sentence, when so
+ *
+ * Return: 0 no (a cgroup the model knows, no such directory, another
+ * backend); -EDQUOT with *@ret_why set; -ENOMEM.
+ */
+int adopt_refusal(Manager *m, const char *path, char **ret_why);

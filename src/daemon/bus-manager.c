@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <systemd/sd-daemon.h>
 
+#include "adopt.h"
 #include "bus-manager.h"
 #include "callers.h"
 #include "cgbypass/bus-errors.h"
@@ -45,6 +46,20 @@ int bus_error_from_refusal(sd_bus_error *error, int r, const Refusal *f) {
         if (f->kind == REFUSAL_REQUEST && reason_bus_error(f->reason))
                 return sd_bus_error_set(error, reason_bus_error(f->reason), f->detail);
         return r;
+}
+
+/* A directory an owner made beyond a limit is there, but no cgroup cgbypassd manages: say why. */
+static int no_such_cgroup_or_limit(Manager *m, sd_bus_error *error, const char *path) {
+        _cleanup_free_ char *why = NULL;
+        int r;
+
+        r = adopt_refusal(m, path, &why);
+        if (r == -EDQUOT)
+                return sd_bus_error_setf(error, BUS_ERROR_TOO_MANY_CGROUPS, "cgbypassd did not take on %s: %s",
+                                         path, why);
+        if (r < 0)
+                return r;
+        return no_such_cgroup(error, path);
 }
 
 int bus_error_from_change(sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req) {
@@ -212,6 +227,8 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
                 return 1;       /* answered later, or never (caller gone) */
 
         r = manager_change(m, &req, auth.admin, caller.uid, &ops, &refusal);
+        if (r < 0 && refusal.kind == REFUSAL_NO_SUCH_CGROUP)
+                return refuse(&caller, method, cgroup, arg, no_such_cgroup_or_limit(m, error, req.cgroup), error);
         if (r < 0)
                 return refuse(&caller, method, cgroup, arg, bus_error_from_change(error, r, &refusal, &req), error);
 
@@ -291,10 +308,10 @@ static int lookup_cgroup(Manager *m, const char *path, Cgroup **ret, sd_bus_erro
         if (r < 0)
                 return bus_error_from_refusal(error, r, &refusal);
         /* a child its owner just made is known only after this */
-        (void) manager_refresh(m, path);
+        (void) read_view_prepare(m, path);
         r = hierarchy_lookup(backend_get_model(m->backend), path, ret);
         if (r < 0)
-                return no_such_cgroup(error, path);
+                return no_such_cgroup_or_limit(m, error, path);
         return 0;
 }
 
@@ -450,8 +467,8 @@ static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *
 /* The controller argument of the effective-tree reads, and a look at the hierarchy before answering. */
 static int read_tree_controller(sd_bus_message *msg, Manager *m, const char **ret_name, Controller *ret,
                                 sd_bus_error *error) {
-        const char *name;
-        Controller x;
+        const char *name = NULL;
+        Controller x = _CONTROLLER_INVALID;     /* with name: set by read_tree_controller(); -O3 cannot tell */
         int r;
 
         r = sd_bus_message_read(msg, "s", &name);
@@ -463,67 +480,66 @@ static int read_tree_controller(sd_bus_message *msg, Manager *m, const char **re
                 return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER, "There is no controller named '%s'",
                                          request_quote(name, q));
         }
-        (void) manager_refresh(m, NULL);
+        (void) read_view_prepare(m, NULL);
         *ret_name = name;
         *ret = x;
         return 0;
 }
 
+static int no_tree(sd_bus_error *error, const char *name) {
+        return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
+                                 "The controller '%s' has no hierarchy here: not built into this kernel, "
+                                 "or not a cgroup2 controller", name);
+}
+
 static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *tree = NULL;
+        const EffectiveView *v;
         Manager *m = userdata;
-        const char *name;
-        Controller x;
+        const char *name = NULL;
+        Controller x = _CONTROLLER_INVALID;     /* with name: set by read_tree_controller(); -O3 cannot tell */
         int r;
 
         r = read_tree_controller(msg, m, &name, &x, error);
         if (r < 0)
                 return r;
-        r = hierarchy_effective_tree(backend_get_model(m->backend), x, &tree);
+        r = read_view_get(m, x, &v);
         if (r == -EINVAL)
-                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
-                                         "The controller '%s' has no hierarchy here: not built into this kernel, "
-                                         "or not a cgroup2 controller", name);
+                return no_tree(error, name);
         if (r < 0)
                 return r;
-        return sd_bus_reply_method_return(msg, "s", tree);
-}
-
-static int append_effective_node(unsigned depth, const char *const *members, size_t n_members, void *userdata) {
-        sd_bus_message *reply = userdata;
-        int r;
-
-        r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, "uas");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "u", (uint32_t) depth);
-        if (r >= 0)
-                r = sd_bus_message_append_strv(reply, (char **) members);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return sd_bus_reply_method_return(msg, "s", v->tree);
 }
 
 /* GetEffectiveTree's lines as data: a cgroup name may hold '|' or spaces, a line cannot say so */
 static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const EffectiveView *v;
         Manager *m = userdata;
-        const char *name;
-        Controller x;
+        const char *name = NULL;
+        Controller x = _CONTROLLER_INVALID;     /* with name: set by read_tree_controller(); -O3 cannot tell */
         int r;
 
         r = read_tree_controller(msg, m, &name, &x, error);
         if (r < 0)
                 return r;
-        /* asked first: -EINVAL from the walk can also be sd-bus refusing a path that is not UTF-8 */
-        if (!(hierarchy_builtin(backend_get_model(m->backend)) & CGMASK(x)))
-                return sd_bus_error_setf(error, BUS_ERROR_UNKNOWN_CONTROLLER,
-                                         "The controller '%s' has no hierarchy here: not built into this kernel, "
-                                         "or not a cgroup2 controller", name);
+        r = read_view_get(m, x, &v);
+        if (r == -EINVAL)
+                return no_tree(error, name);
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(uas)");
-        if (r >= 0)
-                r = hierarchy_effective_nodes(backend_get_model(m->backend), x, append_effective_node, reply);
+        /* -EINVAL here is sd-bus refusing a path that is not UTF-8 */
+        for (size_t i = 0; r >= 0 && i < v->n_nodes; i++) {
+                r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, "uas");
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "u", (uint32_t) v->nodes[i].depth);
+                if (r >= 0)
+                        r = sd_bus_message_append_strv(reply, v->nodes[i].members);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r < 0)

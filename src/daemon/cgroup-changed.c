@@ -87,6 +87,7 @@ void manager_emit_changes(Manager *m, const Snapshot *before) {
         size_t i = 0, j = 0;
 
         watch_mark_dirty(m);    /* cgroups may have come or gone: watch.c follows */
+        read_views_invalidate(&m->views);
         if (!m->bus || (!before->v && !before->scope))
                 return;
         if (snapshot_take(backend_get_model(m->backend), before->scope, &after) < 0) {
@@ -117,6 +118,9 @@ void manager_emit_changes(Manager *m, const Snapshot *before) {
  */
 void manager_snapshot_for_signals(Manager *m, const char *scope, Snapshot *s) {
         *s = (Snapshot) {};
-        if (m->bus && snapshot_take(backend_get_model(m->backend), scope, s) < 0)
+        if (!m->bus)
+                return;
+        m->walks++;
+        if (snapshot_take(backend_get_model(m->backend), scope, s) < 0)
                 log_oom();
 }

@@ -16,6 +16,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_flush(m);
+        read_views_done(&m->views);
         watches_done(&m->watches);
         polkit_queries_done(&m->queries);
         sd_bus_slot_unref(m->callers_gone);

@@ -20,6 +20,7 @@
 #include "cgroup-changed.h"
 #include "client-changes.h"
 #include "polkit.h"
+#include "read-view.h"
 #include "refusal.h"
 #include "request.h"
 #include "watch.h"
@@ -64,6 +65,9 @@ typedef struct Manager {
         Watches watches;                /* watch.c: owners' mkdir and rmdir in their delegations */
         PolkitQueries queries;          /* polkit.c: checks, pending or answered and not yet used */
         bool refresh_warned;            /* a failing refresh is logged once until it works again */
+        ReadViews views;                /* read-view.c: the effective trees, kept until the model changes */
+        unsigned long walks;            /* walks of the whole model or a delegation (tests count them) */
+        bool limit_warned;              /* adopt.c: owners' cgroups beyond a limit, logged once until there is room */
 } Manager;
 
 Manager *manager_free(Manager *m);

@@ -32,7 +32,7 @@ static const char *tamper_hint(int r) {
         case -EMLINK:
                 return " (a file with more than one link: a hard link put there?)";
         case -ELOOP:
-        case -ENXIO:
+        case -EISDIR:
                 return " (something that is not a regular file where the kernel has one)";
         case -EUCLEAN:
                 return " (a file owned by someone else)";

@@ -103,6 +103,7 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         log_info("Reloaded the configuration: %zu operation(s).", writes);
         r = 0;
 finish:
+        read_views_invalidate(&m->views);       /* a failed reload may have taken back what it applied */
         if (before.v)
                 manager_emit_changes(m, &before);
         snapshot_done(&before);

@@ -6,6 +6,7 @@
 #include "cgbypass/log.h"
 #include "cgbypass/strbuf.h"
 #include "ownership.h"
+#include "delegation-limits.h"
 #include "runtime-delegations.h"
 
 #define HEADER "# cgbypassd run-time delegations v1; written by cgbypassd, do not edit"
@@ -232,6 +233,16 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
                 r = msg(reterr, REASON_UNKNOWN_CONTROLLER, -EINVAL, "This hierarchy has no controller %s to delegate",
                         controller_to_string(x));
                 goto finish;
+        }
+        /* what it holds already, or the one cgroup it makes */
+        {
+                _cleanup_free_ char *why = NULL;
+
+                r = delegation_limits_check(m, path, delegated_cgroups(m), manager_has_cgroup(m, path) ? 0 : 1, &why);
+                if (r == -EDQUOT)
+                        r = msg(reterr, REASON_TOO_MANY_CGROUPS, r, "Cannot delegate %s: %s", path, why ? why : "a limit");
+                if (r < 0)
+                        goto finish;
         }
 
         /* as a [delegate] section would be: the same checks, together with the others */

@@ -22,18 +22,33 @@ static WatchEntry *find_wd(Watches *w, int wd) {
         return NULL;
 }
 
-static WatchEntry *find_path(Watches *w, const char *path) {
-        for (size_t i = 0; i < w->n; i++)
-                if (streq(w->v[i].path, path))
-                        return &w->v[i];
-        return NULL;
+/* w->v is sorted by path: watch_sync() asks for every delegated cgroup after each change */
+static size_t path_index(const Watches *w, const char *path, bool *ret_found) {
+        size_t lo = 0, hi = w->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int cmp = strcmp(w->v[mid].path, path);
+
+                if (cmp == 0) {
+                        *ret_found = true;
+                        return mid;
+                }
+                if (cmp < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        *ret_found = false;
+        return lo;
 }
 
 static void drop_entry(Watches *w, WatchEntry *e, bool rm) {
         if (rm)
                 (void) inotify_rm_watch(w->fd, e->wd);
         free(e->path);
-        *e = w->v[--w->n];
+        memmove(e, e + 1, (size_t) (w->v + w->n - (e + 1)) * sizeof(WatchEntry));
+        w->n--;
 }
 
 /* The delegation that holds @path (its root, in m->config), or NULL. */
@@ -45,15 +60,20 @@ static const char *delegation_of(const Manager *m, const char *path) {
 }
 
 static int add_one(Manager *m, Watches *w, int root_fd, const char *path) {
+        size_t at;
+        bool found;
+        char *copy;
         int wd;
 
-        if (find_path(w, path))
+        at = path_index(w, path, &found);
+        if (found)
                 return 0;
         if (w->n >= WATCH_MAX) {
                 if (!w->full_warned)
-                        log_warning("Watching %d cgroups in delegations already; the others' new children are "
-                                    "seen at the next call that concerns them.", WATCH_MAX);
+                        log_warning("Watching %zu cgroups in delegations already; the others' new children are "
+                                    "seen at the next call that concerns them.", w->n);
                 w->full_warned = true;
+                w->incomplete = true;
                 return 0;
         }
         if (w->n == w->cap) {
@@ -68,19 +88,24 @@ static int add_one(Manager *m, Watches *w, int root_fd, const char *path) {
         if (wd < 0) {
                 /* gone already, or no more watches for root (fs.inotify.max_user_watches) */
                 log_debug("Cannot watch %s: %s", path, strerror(-wd));
+                w->incomplete = true;
                 return 0;
         }
         /* inotify gives one wd per inode: a second path to it replaces nothing */
         if (find_wd(w, wd))
                 return 0;
-        w->v[w->n].path = strdup(path);
-        if (!w->v[w->n].path) {
+        copy = strdup(path);
+        if (!copy) {
                 (void) inotify_rm_watch(w->fd, wd);
                 return -ENOMEM;
         }
-        w->v[w->n++].wd = wd;
+        memmove(&w->v[at + 1], &w->v[at], (w->n - at) * sizeof(WatchEntry));
+        w->v[at] = (WatchEntry) { .wd = wd, .path = copy };
+        w->n++;
         return 1;
 }
+
+static void schedule(Manager *m, const char *delegation);
 
 int watch_sync(Manager *m) {
         Watches *w = &m->watches;
@@ -91,6 +116,7 @@ int watch_sync(Manager *m) {
         w->dirty = false;
         if (w->fd < 0)
                 return 0;
+        w->incomplete = false;  /* until a cgroup of a delegation cannot be watched */
         /* watches of cgroups that are gone, or no longer delegated */
         for (size_t i = w->n; i-- > 0;)
                 if (!manager_has_cgroup(m, w->v[i].path) || !delegation_of(m, w->v[i].path))
@@ -98,9 +124,11 @@ int watch_sync(Manager *m) {
         if (m->config->n_delegates == 0)
                 return 0;
         r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
-        if (r < 0)
+        if (r < 0) {
+                w->incomplete = true;
                 return log_warning_errno(r, "Failed to open '%s' to watch the delegations: %m",
                                          backend_get_root(m->backend));
+        }
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 Cgroup *top;
 
@@ -114,6 +142,12 @@ int watch_sync(Manager *m) {
                                 r = add_one(m, w, root_fd, path);
                         if (r < 0)
                                 return log_oom();
+                        /*
+                         * what was made there before the watch (at start-up, in a cgroup just
+                         * adopted, in a new delegation) sent no event: look there once
+                         */
+                        if (r > 0 && w->timer)
+                                schedule(m, m->config->delegates[i].path);
                         added += r;
                 }
         }
@@ -124,23 +158,15 @@ int watch_sync(Manager *m) {
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         Watches *w = &m->watches;
+
+        if (!w->pending)
+                return 0;       /* watch_catch_up() ran it */
         _cleanup_free_ char *scope = TAKE_PTR(w->scope);
         bool all = w->all;
-        int added;
 
         w->pending = w->all = false;
         (void) manager_refresh(m, all ? NULL : scope);
-        added = watch_sync(m);
-        /*
-         * A child made in a new cgroup before its watch was there sent no
-         * event: look once more where watches were added.
-         */
-        if (added > 0) {
-                w->all = true;
-                w->pending = true;
-                (void) sd_event_source_set_time_relative(w->timer, 0);
-                (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
-        }
+        (void) watch_sync(m);   /* where it adds watches, it asks for one more look */
         return 0;
 }
 
@@ -167,16 +193,16 @@ static void schedule(Manager *m, const char *delegation) {
         }
 }
 
-static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
+/* One read(2) of events. Return: >0 events read, 0 none pending, -errno. */
+static int read_events(Manager *m) {
         Watches *w = &m->watches;
         /* aligned as struct inotify_event, as inotify(7) shows */
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
         ssize_t len;
 
-        len = read(fd, buf, sizeof(buf));
+        len = read(w->fd, buf, sizeof(buf));
         if (len < 0)
-                return errno == EAGAIN || errno == EINTR ? 0 : log_warning_errno(-errno, "Failed to read inotify events: %m");
+                return errno == EAGAIN || errno == EINTR ? 0 : -errno;
         for (char *p = buf; p < buf + len;) {
                 const struct inotify_event *e = (const struct inotify_event *) p;
                 WatchEntry *we;
@@ -191,7 +217,11 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
                 if (!we)
                         continue;
                 if (e->mask & IN_IGNORED) {
-                        /* the directory went (rmdir): the kernel dropped the watch */
+                        /*
+                         * the directory went (rmdir): the kernel dropped the watch. A delegation
+                         * root's parent is not watched: this is the only word of its rmdir.
+                         */
+                        schedule(m, delegation_of(m, we->path));
                         drop_entry(w, we, false);
                         continue;
                 }
@@ -202,7 +232,32 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
                           streq(we->path, "/") ? "" : we->path, e->len ? e->name : "");
                 schedule(m, delegation_of(m, we->path));
         }
-        return 0;
+        return len > 0;
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        int r = read_events(userdata);
+        return r < 0 ? log_warning_errno(r, "Failed to read inotify events: %m") : 0;
+}
+
+int watch_catch_up(Manager *m) {
+        Watches *w = &m->watches;
+        int r;
+
+        if (w->fd < 0)
+                return 0;
+        if (w->dirty)
+                (void) watch_sync(m);
+        /* the events of an owner's mkdir are queued before mkdir(2) returns, so before its next call */
+        for (unsigned round = 0; round < 4; round++) {
+                do
+                        r = read_events(m);
+                while (r > 0);
+                if (r < 0 || !w->pending)
+                        break;
+                (void) on_timer(w->timer, 0, m);
+        }
+        return r >= 0 && !w->pending && !w->incomplete;
 }
 
 static int on_post(sd_event_source *s, void *userdata) {

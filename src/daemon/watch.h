@@ -13,7 +13,10 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#define WATCH_MAX               4096    /* inotify watches; past it, cgroups are seen at the next call */
+#include "cgbypass/config.h"
+
+/* inotify watches: one per cgroup taken on in delegations (max-delegated-cgroups), at most this many */
+#define WATCH_MAX               CONFIG_MAX_CGROUPS_LIMIT
 #define WATCH_COALESCE_USEC     (10 * 1000ULL)  /* a burst of mkdirs in this time is one refresh */
 
 typedef struct Manager Manager;
@@ -32,6 +35,7 @@ typedef struct Watches {
         bool pending, all;              /* a refresh is due; of every delegation */
         bool dirty;                     /* the model or the delegations changed: sync the watches */
         bool full_warned;
+        bool incomplete;                /* a delegated cgroup is not watched (WATCH_MAX, no inotify watch left) */
 } Watches;
 
 /* Start watching (the service's event loop). Return: 0 or -errno. */
@@ -43,3 +47,13 @@ void watch_mark_dirty(Manager *m);
 
 /* Add and drop watches so that they are the delegations' cgroups in the model. Return: watches added. */
 int watch_sync(Manager *m);
+
+/**
+ * watch_catch_up() - what the watches saw, in the model now
+ *
+ * Reads the pending events and runs the refresh they ask for at once,
+ * instead of at the end of the burst. Return: 1 the model knows every mkdir
+ * and rmdir in the delegations; 0 it may not (no watches, a delegated
+ * cgroup without a watch, a refresh still due): refresh to be sure.
+ */
+int watch_catch_up(Manager *m);

@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "cgbypass/macro.h"
@@ -127,11 +129,39 @@ START_TEST(test_fifo_never_blocks) {
         ck_assert_int_eq(cgfs_read(root_fd, "cg", "cpu.weight", &s), -ELOOP);
         ck_assert_int_eq(cgfs_write(root_fd, "cg", "cpu.weight", "5"), -ELOOP);
         char *const fifo[] = { "cpu.weight", NULL };
-        ck_assert_int_eq(cgfs_chown(root_fd, "cg", fifo, OWNER, OWNER), -ENXIO);
+        /* the opener's rule (cgfs_read(), cgfs_write()): not a regular file is -ELOOP */
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", fifo, OWNER, OWNER), -ELOOP);
         /* a walk of every file skips it */
         ck_assert_int_eq(cgfs_chown_all(root_fd, "cg", OWNER, OWNER), 0);
         ck_assert_uint_eq(uid_of("cg/cpu.weight"), 0);
         ck_assert_uint_eq(uid_of("cg/cgroup.procs"), OWNER);
+}
+END_TEST
+
+/* a socket and a directory where files were: the same errnos as the opener's, nothing changed */
+START_TEST(test_socket_and_directory) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        _cleanup_close_ int s = -1;
+        char p[256];
+        char *out = NULL;
+
+        at("cg/cgroup.threads", p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_uint_lt(strlen(p), sizeof(sa.sun_path));
+        strcpy(sa.sun_path, p);
+        s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ck_assert_int_ge(s, 0);
+        ck_assert_int_eq(bind(s, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        ck_assert_int_eq(cgfs_read(root_fd, "cg", "cgroup.threads", &out), -ELOOP);
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -ELOOP);
+        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), 0);
+
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        ck_assert_int_eq(cgfs_read(root_fd, "cg", "cgroup.threads", &out), -EISDIR);
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -EISDIR);
+        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), 0);
+        ck_assert_uint_eq(uid_of("cg"), 0);
 }
 END_TEST
 
@@ -202,6 +232,7 @@ int main(void) {
                 tcase_add_test(tc, test_hard_link_over_procs);
                 tcase_add_test(tc, test_symlink);
                 tcase_add_test(tc, test_fifo_never_blocks);
+                tcase_add_test(tc, test_socket_and_directory);
                 tcase_add_test(tc, test_someone_elses_file);
                 tcase_add_test(tc, test_to_dir_owner);
                 tcase_add_test(tc, test_directory_symlink);

@@ -32,6 +32,7 @@ static const struct {
         { BUS_ERROR_DELEGATION_CONFLICT,      EEXIST },
         { BUS_ERROR_NO_SUCH_DELEGATION,       ENOENT },
         { BUS_ERROR_NOT_RUNTIME_DELEGATION,   EPERM },
+        { BUS_ERROR_TOO_MANY_CGROUPS,         EDQUOT },
 };
 
 START_TEST(test_map_names_to_errnos) {

@@ -352,11 +352,11 @@ END_TEST
 START_TEST(test_keys) {
         EXPECT_ERRORS("bad/keys.conf",
                       "@/bad/keys.conf:2: unknown key 'cgroup_root' in [daemon]; known keys are "
-                      "cgroup-root, backend and state-directory",
+                      "cgroup-root, backend, state-directory, max-cgroups-per-delegation and max-delegated-cgroups",
                       "@/bad/keys.conf:3: unknown key 'Backend' in [daemon]; known keys are "
-                      "cgroup-root, backend and state-directory",
+                      "cgroup-root, backend, state-directory, max-cgroups-per-delegation and max-delegated-cgroups",
                       "@/bad/keys.conf:4: unknown key 'path' in [daemon]; known keys are "
-                      "cgroup-root, backend and state-directory",
+                      "cgroup-root, backend, state-directory, max-cgroups-per-delegation and max-delegated-cgroups",
                       "@/bad/keys.conf:7: unknown key 'user' in [cgroup]; known keys are "
                       "path, create, subtree-control and controllers, and the writable files of "
                       "controllers (memory.max, cpu.weight, ...)",

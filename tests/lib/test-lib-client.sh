@@ -171,15 +171,15 @@ succeeds root "root: RemoveDelegation" undelegate /srv/rt
 refused root NoSuchDelegation "root: RemoveDelegation of a cgroup no longer delegated" undelegate /srv/rt
 
 # every error name the map has: provoked above, or listed here with why not
-not_provoked="InUseBySubtree HasProcesses NotSupported Busy Failed"
+not_provoked="InUseBySubtree HasProcesses NotSupported Busy Failed TooManyCgroups"
 missing=
 while read -r name; do
 	[[ " ${provoked[*]} $not_provoked " == *" $name "* ]] || missing+=" $name"
 done < <(sed -nE 's/.*CGBYPASS_ERROR_PREFIX "([A-Za-z]+)".*/\1/p' "$src/include/cgbypass/cgbypass.h")
 # InUseBySubtree (the daemon plans a re-enable with the cgroup's own subtree_control, so a
 # caller did not reach it here), HasProcesses (processes in a sim cgroup), NotSupported (thread
-# mode), Busy (256 pending polkit checks) and Failed (a kernel write refused) need what this
-# test does not set up; tests/lib/test-lib-abi.sh decodes every name of the map without the daemon.
+# mode), Busy (256 pending polkit checks), Failed (a kernel write refused) and TooManyCgroups
+# (tests/bus/test-limits.sh) need what this test does not set up; tests/lib/test-lib-abi.sh decodes every name of the map without the daemon.
 [ -z "$missing" ] && ok "every error name is provoked here but $not_provoked" ||
 	not_ok "error names neither provoked nor listed as not provoked:$missing"
 

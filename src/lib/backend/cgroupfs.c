@@ -191,6 +191,15 @@ static int open_parent(int root_fd, const char *path, int *ret_fd, const char **
 }
 
 /* Open PATH/FILE beneath @root_fd. */
+/*
+ * The one rule for a name where the kernel has a regular file: a directory
+ * is -EISDIR, anything else that is not a regular file (a FIFO, a socket, a
+ * device, a symlink) -ELOOP, as O_NOFOLLOW says for a symlink.
+ */
+static int file_type_error(const struct stat *st) {
+        return S_ISDIR(st->st_mode) ? -EISDIR : -ELOOP;
+}
+
 static int open_file(int root_fd, const char *path, const char *file, int flags) {
         _cleanup_free_ char *rel = NULL;
         struct stat st = {};
@@ -206,7 +215,7 @@ static int open_file(int root_fd, const char *path, const char *file, int flags)
         if (fd < 0)
                 return fd;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                r = S_ISDIR(st.st_mode) ? -EISDIR : -ENXIO;
+                r = file_type_error(&st);
                 (void) close(fd);
                 return r;
         }
@@ -337,10 +346,8 @@ static int vet_owned_file(int fd, dev_t dev, const uid_t *from, size_t n_from) {
 
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if (S_ISLNK(st.st_mode))
-                return -ELOOP;
         if (!S_ISREG(st.st_mode))
-                return -ENXIO;
+                return file_type_error(&st);
         if (st.st_nlink != 1)
                 return -EMLINK;
         if (st.st_dev != dev)

@@ -61,7 +61,8 @@ int cgfs_rmdir(int root_fd, const char *path);
 /*
  * Owners below a delegation: PATH is hostile ground. Each file is opened
  * O_PATH | O_NOFOLLOW and vetted on the fd before any owner changes: a
- * regular file (-ELOOP for a symlink, -ENXIO for a FIFO, socket, ...), one
+ * regular file (-EISDIR for a directory, -ELOOP for a symlink, FIFO, socket,
+ * ..., as for every open of a file here), one
  * link (-EMLINK: a hard link renamed over a cgroup's file), on the root's
  * device (-EXDEV), owned by root, the directory's owner or the new owner
  * (-EUCLEAN); then fchownat(fd, "", AT_EMPTY_PATH). Nothing in PATH changes

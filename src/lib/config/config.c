@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cgbypass/config.h"
+#include "cgbypass/parse.h"
 #include "cgbypass/strbuf.h"
 #include "config-internal.h"
 #include "config-parser.h"
@@ -165,6 +166,8 @@ int config_new(Config **ret) {
         if (!c->daemon.cgroup_root || !c->daemon.state_directory)
                 return -ENOMEM;
         c->daemon.backend = BACKEND_AUTO;
+        c->daemon.max_cgroups_per_delegation = CONFIG_DEFAULT_MAX_CGROUPS_PER_DELEGATION;
+        c->daemon.max_delegated_cgroups = CONFIG_DEFAULT_MAX_DELEGATED_CGROUPS;
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -274,6 +277,19 @@ static int key_backend(const Config *c, ConfigErrors *errs, const ConfigLocation
         return 0;
 }
 
+/* [daemon] limits: a count from 1 to CONFIG_MAX_CGROUPS_LIMIT */
+static int key_daemon_limit(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
+                            const char *name, const char *value, const KeyInfo *k, void *base) {
+        unsigned long long v;
+
+        if (kstrtoull(value, 10, &v) < 0 || v < 1 || v > CONFIG_MAX_CGROUPS_LIMIT)
+                return config_error(c, errs, loc, "%s: '%s' is not a number of cgroups from 1 to %d", name, value,
+                                    CONFIG_MAX_CGROUPS_LIMIT);
+        *FIELD(base, k->offset, unsigned) = (unsigned) v;
+        key_set_loc(k, base, loc);
+        return 0;
+}
+
 static int key_cgroup_path(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
                            const char *name, const char *value, const KeyInfo *k, void *base) {
         key_set_loc(k, base, loc);
@@ -341,6 +357,8 @@ static const KeyInfo key_table[] = {
         KEY(SECTION_DAEMON,   "cgroup-root",     key_daemon_path,     DaemonSettings, cgroup_root),
         KEY(SECTION_DAEMON,   "backend",         key_backend,         DaemonSettings, backend),
         KEY(SECTION_DAEMON,   "state-directory", key_daemon_path,     DaemonSettings, state_directory),
+        KEY(SECTION_DAEMON,   "max-cgroups-per-delegation", key_daemon_limit, DaemonSettings, max_cgroups_per_delegation),
+        KEY(SECTION_DAEMON,   "max-delegated-cgroups", key_daemon_limit, DaemonSettings, max_delegated_cgroups),
         KEY(SECTION_CGROUP,   "path",            key_cgroup_path,     CgroupSpec,     path),
         KEY(SECTION_CGROUP,   "create",          key_bool,            CgroupSpec,     create),
         KEY(SECTION_CGROUP,   "subtree-control", key_subtree_control, CgroupSpec,     subtree_control),

@@ -505,6 +505,10 @@ unsigned cgroup_level(const Cgroup *c) {
         return c->level;
 }
 
+unsigned cgroup_nr_descendants(const Cgroup *c) {
+        return c->nr_descendants;
+}
+
 CgMask cgroup_get_subtree_control(const Cgroup *c) {
         return c->subtree_control;
 }

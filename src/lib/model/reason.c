@@ -240,6 +240,11 @@ static const ReasonInfo reason_table[_REASON_MAX] = {
                 .bus_error = BUS_ERROR_NOT_RUNTIME_DELEGATION,
                 .text = "a configured delegation; the configuration ends it",
         },
+        [REASON_TOO_MANY_CGROUPS] = {
+                .error = EDQUOT, .id = "too-many-cgroups",
+                .bus_error = BUS_ERROR_TOO_MANY_CGROUPS,
+                .text = "the delegation, or all delegations together, hold the most cgroups cgbypassd manages",
+        },
 };
 
 static const ReasonInfo *reason_info(Reason r) {

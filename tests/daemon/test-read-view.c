@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The read methods' views (src/daemon/read-view.c) on a sim with a
+ * delegation of 200 cgroups its owner made: reads walk neither the model
+ * nor the delegation's directories while nothing changes (Manager.walks
+ * counts both), and still see an owner's mkdir and rmdir made just before
+ * the read, without the event loop having run.
+ */
+#include <check.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "manager.h"
+
+#define N_OWNER_CGROUPS 200
+
+static char dir[] = "/tmp/cgb-read-view-XXXXXX";
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path);
+}
+
+static char *at(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *at(const char *fmt, ...) {
+        char *rel = NULL, *s = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        ck_assert_int_ge(vasprintf(&rel, fmt, ap), 0);
+        va_end(ap);
+        ck_assert_int_ge(asprintf(&s, "%s/%s", dir, rel), 0);
+        free(rel);
+        return s;
+}
+
+static Manager *start(bool watches) {
+        _cleanup_free_ char *conf = NULL, *none = NULL, *root = NULL, *state = NULL;
+        ConfigErrors errs = CONFIG_ERRORS_INIT;
+        Manager *m = NULL;
+        FILE *f;
+
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        conf = at("cgbypassd.conf");
+        none = at("none");
+        root = at("root");
+        state = at("state");
+        ck_assert_int_eq(mkdir(none, 0755), 0);
+        f = fopen(conf, "we");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "[daemon]\nbackend = sim\ncgroup-root = %s\nstate-directory = %s\n\n"
+                "[cgroup]\npath = /\nsubtree-control = +cpu +memory\n\n"
+                "[cgroup]\npath = /srv\nsubtree-control = +cpu +memory\n\n"
+                "[delegate]\npath = /srv/alice\nuser = %u\ncontrollers = cpu\n", root, state, (unsigned) getuid());
+        ck_assert_int_eq(fclose(f), 0);
+
+        ManagerOptions o = { .config_file = conf, .config_dir = none };
+        ck_assert_int_eq(manager_new(&o, &m), 0);
+        ck_assert_int_eq(manager_load_config(m, &errs), 0);
+        ck_assert_int_eq(manager_open_backend(m), 0);
+        ck_assert_int_eq(manager_apply(m, &errs, NULL, NULL), 0);
+        config_errors_done(&errs);
+        for (unsigned i = 0; i < N_OWNER_CGROUPS; i++) {
+                _cleanup_free_ char *p = at("root/srv/alice/d%u", i);
+                ck_assert_int_eq(mkdir(p, 0755), 0);
+        }
+        if (watches) {
+                ck_assert_int_ge(sd_event_new(&m->event), 0);
+                ck_assert_int_eq(watch_start(m), 0);
+        }
+        return m;
+}
+
+static void stop(Manager *m) {
+        manager_free(m);
+        ck_assert_int_eq(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+        strcpy(dir, "/tmp/cgb-read-view-XXXXXX");
+}
+
+static bool tree_has(Manager *m, const char *member) {
+        const EffectiveView *v;
+        size_t n = strlen(member);
+
+        ck_assert_int_eq(read_view_prepare(m, NULL), 0);
+        ck_assert_int_eq(read_view_get(m, CONTROLLER_CPU, &v), 0);
+        for (const char *p = v->tree; (p = strstr(p, member)); p += n)
+                if (p[n] == '|' || p[n] == '\n' || p[n] == '\0')
+                        return true;
+        return false;
+}
+
+START_TEST(test_reads_walk_nothing) {
+        Manager *m = start(true);
+        unsigned long before;
+        Cgroup *c;
+
+        ck_assert(tree_has(m, "/srv/alice/d199"));
+        before = m->walks;
+        for (unsigned i = 0; i < 100; i++) {
+                const EffectiveView *v;
+
+                ck_assert_int_eq(read_view_prepare(m, NULL), 0);
+                ck_assert_int_eq(read_view_get(m, CONTROLLER_CPU, &v), 0);
+                ck_assert_uint_eq(v->n_nodes, 3);       /* /, /srv, /srv/alice with its children */
+                ck_assert_int_eq(read_view_get(m, CONTROLLER_MEMORY, &v), 0);
+                ck_assert_int_eq(read_view_prepare(m, "/srv/alice/d7"), 0);
+                ck_assert_int_eq(hierarchy_lookup(backend_get_model(m->backend), "/srv/alice/d7", &c), 0);
+        }
+        /* memory's view, built once */
+        ck_assert_uint_eq(m->walks - before, 1);
+        stop(m);
+}
+END_TEST
+
+START_TEST(test_reads_see_owner_changes) {
+        _cleanup_free_ char *p = NULL;
+        Manager *m = start(true);
+        unsigned long before;
+        Cgroup *c;
+
+        ck_assert(tree_has(m, "/srv/alice/d0"));
+        ck_assert(!tree_has(m, "/srv/alice/new"));
+        /* the owner's mkdir, then at once its read: the event loop has not run */
+        p = at("root/srv/alice/new");
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        before = m->walks;
+        ck_assert(tree_has(m, "/srv/alice/new"));
+        ck_assert_int_eq(read_view_prepare(m, "/srv/alice/new/x"), 0);
+        ck_assert_int_eq(hierarchy_lookup(backend_get_model(m->backend), "/srv/alice/new", &c), 0);
+        /* a refresh of the one delegation (and one more where new watches were added), one view */
+        ck_assert_uint_le(m->walks - before, 3);
+        before = m->walks;
+        ck_assert(tree_has(m, "/srv/alice/new"));
+        ck_assert_uint_eq(m->walks, before);
+
+        /* a sim's cgroup directory holds its files: the owner's rm -r */
+        ck_assert_int_eq(nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+        ck_assert(!tree_has(m, "/srv/alice/new"));
+        ck_assert_int_lt(hierarchy_lookup(backend_get_model(m->backend), "/srv/alice/new", &c), 0);
+        stop(m);
+}
+END_TEST
+
+/* No watches (no event loop): every read refreshes, and is as right. */
+START_TEST(test_without_watches_reads_refresh) {
+        _cleanup_free_ char *p = NULL;
+        Manager *m = start(false);
+        unsigned long before;
+
+        ck_assert(tree_has(m, "/srv/alice/d5"));
+        before = m->walks;
+        ck_assert(tree_has(m, "/srv/alice/d5"));
+        ck_assert_uint_gt(m->walks, before);
+        p = at("root/srv/alice/new");
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        ck_assert(tree_has(m, "/srv/alice/new"));
+        stop(m);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("read-view");
+        TCase *tc = tcase_create("core");
+        SRunner *sr;
+        int failed;
+
+        tcase_add_test(tc, test_reads_walk_nothing);
+        tcase_add_test(tc, test_reads_see_owner_changes);
+        tcase_add_test(tc, test_without_watches_reads_refresh);
+        suite_add_tcase(s, tc);
+        sr = srunner_create(s);
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? 0 : 1;
+}
