@@ -446,8 +446,9 @@ static int read_tree_controller(sd_bus_message *msg, Manager *m, const char **re
 static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *tree = NULL;
         Manager *m = userdata;
-        const char *name;
-        Controller x;
+        /* set: -O3 cannot see that a failed read_tree_controller() returns < 0 */
+        const char *name = NULL;
+        Controller x = _CONTROLLER_INVALID;
         int r;
 
         r = read_tree_controller(msg, m, &name, &x, error);
@@ -481,8 +482,9 @@ static int append_effective_node(unsigned depth, const char *const *members, siz
 static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *m = userdata;
-        const char *name;
-        Controller x;
+        /* set: -O3 cannot see that a failed read_tree_controller() returns < 0 */
+        const char *name = NULL;
+        Controller x = _CONTROLLER_INVALID;
         int r;
 
         r = read_tree_controller(msg, m, &name, &x, error);
