@@ -105,8 +105,12 @@ static size_t slurp(int dfd, const char *name) {
 
         if (fd < 0)
                 die(name);
-        while ((n = read(fd, buf, sizeof(buf))) > 0)
+        /* as lean as the daemon's reader: a short read is the end on kernfs (cgfs_read_kernfs()) */
+        while ((n = read(fd, buf, sizeof(buf))) > 0) {
                 total += (size_t) n;
+                if ((size_t) n < sizeof(buf) / 2)
+                        break;
+        }
         close(fd);
         return total;
 }
