@@ -328,22 +328,92 @@ START_TEST(test_read_only) {
 END_TEST
 
 START_TEST(test_atomic_save) {
-        _cleanup_(backend_freep) Backend *b = open_sim();
         _cleanup_free_ char *stale = test_strdupf("%s/.sim.state.tmp", state), *text = NULL, *st = NULL;
 
-        /* a temporary file left by a crash is replaced, and nothing is left behind */
+        /* a temporary file left by a crash is replaced by the next whole save (the first), and nothing is
+         * left behind */
+        ck_assert_int_eq(mkdir(state, 0755), 0);
         FILE *f = fopen(stale, "we");
         fputs("garbage", f);
         fclose(f);
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_strv_free_ char **first = test_list_dir(state, false);
+        _cleanup_free_ char *first_names = test_strv_join(first);
+        ck_assert_str_eq(first_names, "backend.lock sim.state");
         ok(backend_mkdir(b, "A", NULL));
         ok(backend_save(b));
         _cleanup_strv_free_ char **files = test_list_dir(state, false);
         _cleanup_free_ char *names = test_strv_join(files);
-        ck_assert_str_eq(names, "backend.lock sim.state");
+        ck_assert_str_eq(names, "backend.lock sim.state sim.state.journal");
         st = test_strdupf("%s/sim.state", state);
         text = test_read_file(st);
         ck_assert_ptr_nonnull(strstr(text, "backend sim\n"));
-        ck_assert_ptr_nonnull(strstr(text, " path=A\n"));
+        /* a save after the first appends what changed to the journal */
+        ck_assert_ptr_null(strstr(text, " path=A\n"));
+        free(st);
+        free(text);
+        st = test_strdupf("%s/sim.state.journal", state);
+        text = test_read_file(st);
+        ck_assert_str_eq(text, "region subtree=0 path=A\ncgroup threaded=0 subtree_control= subtree_bypass= "
+                               "enable_ss_mask= max_depth=max max_descendants=max path=A\nend\n");
+}
+END_TEST
+
+static void append_file(const char *path, const char *text) {
+        FILE *f = fopen(path, "ae");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_journal) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *jpath = test_strdupf("%s/sim.state.journal", state), *spath = NULL;
+        _cleanup_free_ char *d1 = NULL, *d2 = NULL, *d3 = NULL, *d4 = NULL, *old = NULL, *st1 = NULL, *st2 = NULL;
+
+        doc_example(b);
+        ok(backend_save(b));
+        ok(backend_write(b, "A/B/G", "cpu.weight", "50", NULL));
+        ok(backend_rmdir(b, "A/B/C/D/E/F", NULL));
+        ok(backend_save(b));
+        ck_assert_int_eq(access(jpath, F_OK), 0);
+        d1 = test_dump(backend_get_model(b));
+        old = test_read_file(jpath);
+        b = backend_free(b);
+
+        /* a region torn by a crash while appending is ignored */
+        append_file(jpath, "region subtree=1 path=.\nend");
+        b = open_sim();
+        d2 = test_dump(backend_get_model(b));
+        ck_assert_str_eq(d1, d2);
+        test_check_sim_dir(b);
+        b = backend_free(b);
+
+        /* replaying the journal over a state that already has it changes nothing: a crash between
+         * writing the folded state and removing the journal is harmless */
+        _cleanup_free_ char *cur = test_read_file(jpath);
+        append_file(jpath, cur);
+        b = open_sim();
+        d3 = test_dump(backend_get_model(b));
+        ck_assert_str_eq(d1, d3);
+
+        /* leaf writes cost a record each; the journal is folded in once it outgrows the state */
+        spath = test_strdupf("%s/sim.state", state);
+        st1 = test_read_file(spath);
+        for (unsigned i = 0; i < 5000 && access(jpath, F_OK) == 0; i++) {
+                ok(backend_write(b, "A/B/G", "cpu.weight", i % 2 ? "50" : "60", NULL));
+                ok(backend_save(b));
+        }
+        ck_assert_int_eq(access(jpath, F_OK), -1);
+        st2 = test_read_file(spath);
+        ck_assert_str_ne(st1, st2);
+        d4 = test_dump(backend_get_model(b));
+        b = backend_free(b);
+        b = open_sim();
+        _cleanup_free_ char *d5 = test_dump(backend_get_model(b));
+        ck_assert_str_eq(d4, d5);
+        test_check_sim_dir(b);
+        (void) old;
 }
 END_TEST
 
@@ -854,6 +924,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_owner_kept);
         tcase_add_test(tc, test_owner_directory_left_alone);
         tcase_add_test(tc, test_refresh_root_deleted);
+        tcase_add_test(tc, test_journal);
         tcase_add_loop_test(tc, test_random_sequences, 0, 4);
         tcase_set_timeout(tc, 120);
         suite_add_tcase(s, tc);

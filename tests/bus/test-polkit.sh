@@ -105,12 +105,12 @@ bus_env_wait_for 5 grep -qx /srv/alice "$D/signals" && ok "CgroupChanged /srv/al
 grep -q "EnableController /srv/alice cpu by uid=${alice_uid} pid=[0-9]*: applied: 1 operation(s); owner of the delegation, polkit org.cgbypass1.manage-delegated" \
 	"$BUS_ENV_DAEMON_LOG" && ok "logged with uid, pid, cgroup, change and decision" ||
 	not_ok "log line" "$(tail -3 "$BUS_ENV_DAEMON_LOG")"
-sim_before=$(cat "$state/sim.state")
+sim_before=$(cat "$state/sim.state" "$state/sim.state.journal" 2>/dev/null)
 as "$alice" SetSubtreeControl /srv/alice '#cpu #io'
 [ $st -eq 0 ] && [ "$(cat "$root/srv/alice/cgroup.subtree_control")" = "#cpu #io" ] &&
 	ok "the owner bypasses cpu and io for its children" || not_ok "owner SetSubtreeControl" "$out"
 # the sim's own state is saved after the reply, when the daemon is idle
-bus_env_wait_for 5 eval '[ "$(cat "$state/sim.state")" != "$sim_before" ]' &&
+bus_env_wait_for 5 eval '[ "$(cat "$state/sim.state" "$state/sim.state.journal" 2>/dev/null)" != "$sim_before" ]' &&
 	ok "... and the simulated hierarchy's state is saved shortly after" ||
 	not_ok "sim.state not saved after a request"
 

@@ -121,6 +121,19 @@ int state_save(int state_fd, const char *name, const BackendState *s, bool durab
  * with bypass state (subtree_bypass or enable_ss_mask), in pre-order.
  */
 int state_from_model(const Hierarchy *h, bool only_bypass, BackendState *ret);
+/* The same for @top alone, or for @top and its subtree (@subtree), in pre-order. */
+int state_from_region(const Hierarchy *h, const Cgroup *top, bool subtree, bool only_bypass, BackendState *ret);
+
+/*
+ * The journal of a state file (sim): regions appended as things change, so
+ * that a save costs what changed; replayed over the state file at load.
+ * Appending @records (NULL or none: the region is gone) costs one write(2),
+ * no fsync. Replay: 0 also when there is no journal; @ret_bytes its size.
+ */
+int state_journal_append(int state_fd, const char *name, const char *path, bool subtree, const BackendState *records,
+                         size_t *ret_bytes);
+int state_journal_replay(int state_fd, const char *state_dir, const char *name, BackendState *s, size_t *ret_bytes,
+                         char **reterr_msg);
 
 /* Set a cgroup's cgroup.max.depth and cgroup.max.descendants in the model (INT_MAX: leave "max"). */
 int state_apply_limits(Hierarchy *h, Cgroup *c, int max_depth, int max_descendants);

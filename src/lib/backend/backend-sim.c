@@ -21,6 +21,52 @@
 #include "cgroupfs.h"
 
 #define SIM_STATE "sim.state"
+#define SIM_JOURNAL "sim.state.journal"
+/* the journal is folded into the state file once it is larger than this, or than the state file */
+#define SIM_JOURNAL_MIN_COMPACT (64u * 1024)
+
+/* what changed since the last save: a region per operation, saved as a journal region */
+typedef struct SimDirty {
+        char *path;
+        bool subtree;
+} SimDirty;
+
+typedef struct Sim {
+        SimDirty *dirty;
+        size_t n_dirty;
+        bool all;               /* a whole save is due (fresh, or the list could not grow) */
+        size_t state_bytes, journal_bytes;
+} Sim;
+
+static Sim *sim(Backend *b) {
+        return b->data;
+}
+
+static void sim_forget_dirty(Sim *s) {
+        for (size_t i = 0; i < s->n_dirty; i++)
+                free(s->dirty[i].path);
+        free(s->dirty);
+        s->dirty = NULL;
+        s->n_dirty = 0;
+        s->all = false;
+}
+
+/* after a successful operation on @path (its subtree too with @subtree) */
+static void sim_mark(Backend *b, const char *path, bool subtree) {
+        Sim *s = sim(b);
+        SimDirty *v;
+
+        if (!s || s->all)
+                return;
+        v = reallocarray(s->dirty, s->n_dirty + 1, sizeof(SimDirty));
+        if (v)
+                s->dirty = v;
+        if (!v || !(v[s->n_dirty].path = strdup(path))) {
+                s->all = true;  /* cannot say what changed: the next save writes everything */
+                return;
+        }
+        v[s->n_dirty++].subtree = subtree;
+}
 
 typedef struct RFile {
         char *name;
@@ -514,7 +560,13 @@ static int model_from_state(const BackendState *st, const char *where, Hierarchy
         return 0;
 }
 
-static int sim_save(Backend *b) {
+static size_t file_size_at(int dir_fd, const char *name) {
+        struct stat st;
+        return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 ? (size_t) st.st_size : 0;
+}
+
+/* the whole model into the state file, then the journal it replaces goes */
+static int sim_save_all(Backend *b) {
         BackendState st = {};
         int r;
 
@@ -527,7 +579,47 @@ static int sim_save(Backend *b) {
          * kernel's cgroups, not kept through a power loss; no fsync on every change */
         r = st.backend && st.root ? state_save(b->state_fd, SIM_STATE, &st, false) : -ENOMEM;
         state_done(&st);
-        return r;
+        if (r < 0)
+                return r;
+        /* a crash before this unlink replays the journal over the newer state: the same result */
+        if (unlinkat(b->state_fd, SIM_JOURNAL, 0) < 0 && errno != ENOENT)
+                return -errno;
+        sim(b)->state_bytes = file_size_at(b->state_fd, SIM_STATE);
+        sim(b)->journal_bytes = 0;
+        sim_forget_dirty(sim(b));
+        return 0;
+}
+
+/*
+ * What changed since the last save, appended to the journal: a save costs
+ * the regions the operations touched (a leaf's write, one record), not the
+ * tree. The journal is folded into the state file when it outgrows it.
+ */
+static int sim_save(Backend *b) {
+        Sim *s = sim(b);
+        int r = 0;
+
+        if (s->all || s->state_bytes == 0)
+                return sim_save_all(b);
+        for (size_t i = 0; i < s->n_dirty && r >= 0; i++) {
+                BackendState region = {};
+                Cgroup *c;
+                size_t bytes = 0;
+
+                if (hierarchy_lookup(b->model, s->dirty[i].path, &c) >= 0)
+                        r = state_from_region(b->model, c, s->dirty[i].subtree, false, &region);
+                if (r >= 0)
+                        r = state_journal_append(b->state_fd, SIM_JOURNAL, s->dirty[i].path, s->dirty[i].subtree,
+                                                 &region, &bytes);
+                state_done(&region);
+                s->journal_bytes += bytes;
+        }
+        if (r < 0)
+                return sim_save_all(b); /* a torn region is ignored at load; the whole state replaces it */
+        sim_forget_dirty(s);
+        if (s->journal_bytes > s->state_bytes && s->journal_bytes > SIM_JOURNAL_MIN_COMPACT)
+                return sim_save_all(b);
+        return 0;
 }
 
 static int sim_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
@@ -539,8 +631,16 @@ static int sim_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
 
         if (asprintf(&where, "%s/%s", b->state_dir, SIM_STATE) < 0)
                 return -ENOMEM;
+        b->data = calloc(1, sizeof(Sim));
+        if (!b->data)
+                return -ENOMEM;
         r = state_load(b->state_fd, b->state_dir, SIM_STATE, &st, reterr_msg);
         fresh = r == -ENOENT;
+        if (r >= 0) {
+                sim(b)->state_bytes = file_size_at(b->state_fd, SIM_STATE);
+                r = state_journal_replay(b->state_fd, b->state_dir, SIM_JOURNAL, &st, &sim(b)->journal_bytes,
+                                         reterr_msg);
+        }
         if (fresh) {
                 /* like a booted system whose init has written the root's subtree_control once */
                 r = hierarchy_new(&b->model, RULES_BYPASS, opts->sim_controllers ?: CGMASK_VM_KERNEL);
@@ -571,11 +671,15 @@ static int sim_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         backend_set_drift(b, &drift);
         /* from now on the directory has a state that says it is ours */
         if (fresh)
-                return sim_save(b);
+                return sim_save_all(b);
         return 0;
 }
 
 static void sim_done(Backend *b) {
+        if (b->data)
+                sim_forget_dirty(sim(b));
+        free(b->data);
+        b->data = NULL;
 }
 
 /*
@@ -633,6 +737,8 @@ static int sim_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
         }
         (void) model_txn_finish(&txn, &b->model, r);
         render_done(&after);
+        if (r >= 0)
+                sim_mark(b, path, false);
         return r;
 }
 
@@ -677,6 +783,8 @@ static int sim_rmdir(Backend *b, const char *path, Reason *reterr_reason) {
         (void) model_txn_finish(&txn, &b->model, r);
         render_done(&before);
         render_done(&after);
+        if (r >= 0)
+                sim_mark(b, threaded ? top_path : path, true);
         return r;
 }
 
@@ -722,6 +830,12 @@ static int sim_write_value(Backend *b, Cgroup *c, const char *file, const char *
                 (void) cgroup_value_restore(b->model, c, file, old);
                 if (linked)
                         (void) cgroup_value_restore(b->model, c, linked, old_linked);
+        } else {
+                _cleanup_free_ char *path = NULL;
+                if (backend_cgroup_relpath(c, &path) >= 0)
+                        sim_mark(b, path, false);
+                else
+                        sim(b)->all = true;
         }
         render_done(&before);
         render_done(&after);
@@ -769,6 +883,8 @@ static int sim_write(Backend *b, const char *path, const char *file, const char 
         (void) model_txn_finish(&txn, &b->model, r);
         render_done(&before);
         render_done(&after);
+        if (r >= 0)
+                sim_mark(b, top_path, subtree);
         return r;
 }
 

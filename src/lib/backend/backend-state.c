@@ -238,6 +238,30 @@ static void print_limit(StrBuf *b, const char *key, int v) {
                 strbuf_printf(b, " %s=%d", key, v);
 }
 
+static int format_cgroups(StrBuf *b, const BackendState *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                const BackendStateCgroup *c = &s->cgroups[i];
+                _cleanup_free_ char *sc = controller_mask_to_string(c->subtree_control, ",");
+                _cleanup_free_ char *sb = controller_mask_to_string(c->subtree_bypass, ",");
+                _cleanup_free_ char *en = controller_mask_to_string(c->enable_ss_mask, ",");
+
+                if (!sc || !sb || !en)
+                        return -ENOMEM;
+                strbuf_printf(b, "cgroup threaded=%d subtree_control=%s subtree_bypass=%s enable_ss_mask=%s",
+                              c->threaded, sc, sb, en);
+                print_limit(b, "max_depth", c->max_depth);
+                print_limit(b, "max_descendants", c->max_descendants);
+                strbuf_printf(b, " path=%s\n", c->path);
+                for (size_t j = 0; j < c->n_values; j++) {
+                        _cleanup_free_ char *q = NULL;
+                        if (cgroup_value_escape(c->values[2 * j + 1], &q) < 0)
+                                return -ENOMEM;
+                        strbuf_printf(b, "value file=%s shown=%s path=%s\n", c->values[2 * j], q, c->path);
+                }
+        }
+        return 0;
+}
+
 static int state_format(const BackendState *s, char **ret) {
         _cleanup_free_ char *ctl = controller_mask_to_string(s->controllers, ",");
         StrBuf b = STRBUF_INIT;
@@ -247,29 +271,9 @@ static int state_format(const BackendState *s, char **ret) {
         strbuf_printf(&b, "# cgbypassd backend state: rewritten as a whole by the backend; do not edit\n"
                       "format %d\nbackend %s\nroot %s\ncontrollers %s\n",
                       STATE_FORMAT, s->backend, s->root, ctl);
-        for (size_t i = 0; i < s->n; i++) {
-                const BackendStateCgroup *c = &s->cgroups[i];
-                _cleanup_free_ char *sc = controller_mask_to_string(c->subtree_control, ",");
-                _cleanup_free_ char *sb = controller_mask_to_string(c->subtree_bypass, ",");
-                _cleanup_free_ char *en = controller_mask_to_string(c->enable_ss_mask, ",");
-
-                if (!sc || !sb || !en) {
-                        strbuf_done(&b);
-                        return -ENOMEM;
-                }
-                strbuf_printf(&b, "cgroup threaded=%d subtree_control=%s subtree_bypass=%s enable_ss_mask=%s",
-                              c->threaded, sc, sb, en);
-                print_limit(&b, "max_depth", c->max_depth);
-                print_limit(&b, "max_descendants", c->max_descendants);
-                strbuf_printf(&b, " path=%s\n", c->path);
-                for (size_t j = 0; j < c->n_values; j++) {
-                        _cleanup_free_ char *q = NULL;
-                        if (cgroup_value_escape(c->values[2 * j + 1], &q) < 0) {
-                                strbuf_done(&b);
-                                return -ENOMEM;
-                        }
-                        strbuf_printf(&b, "value file=%s shown=%s path=%s\n", c->values[2 * j], q, c->path);
-                }
+        if (format_cgroups(&b, s) < 0) {
+                strbuf_done(&b);
+                return -ENOMEM;
         }
         return strbuf_steal(&b, ret);
 }
@@ -297,11 +301,14 @@ static int limit_of(const Hierarchy *h, const Cgroup *c, const char *file, int *
 }
 
 int state_from_model(const Hierarchy *h, bool only_bypass, BackendState *ret) {
+        return state_from_region(h, hierarchy_root(h), true, only_bypass, ret);
+}
+
+int state_from_region(const Hierarchy *h, const Cgroup *top, bool subtree, bool only_bypass, BackendState *ret) {
         BackendState s = { .controllers = hierarchy_builtin(h) };
-        Cgroup *root = hierarchy_root(h);
         int r;
 
-        for (Cgroup *c = root; c; c = cgroup_next_descendant_pre(c, root)) {
+        for (const Cgroup *c = top; c; c = subtree ? cgroup_next_descendant_pre(c, top) : NULL) {
                 CgMask sb = cgroup_get_subtree_bypass(c), en = cgroup_get_enable_ss_mask(c);
                 BackendStateCgroup *v;
 
@@ -366,5 +373,191 @@ int state_apply_limits(Hierarchy *h, Cgroup *c, int max_depth, int max_descendan
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+/*
+ * The journal beside a state file (sim): what changed since the file was
+ * written, as regions, each the records of one cgroup or of a subtree as
+ * they were when the region was appended:
+ *
+ *   region subtree=1 path=A/B
+ *   cgroup ... path=A/B
+ *   value ... path=A/B
+ *   end
+ *
+ * No records: the cgroup (subtree) is gone. A region replaces what it
+ * covers, so replaying the journal over the state file it belongs to, or
+ * over one written later (a crash between writing the compacted state and
+ * removing the journal), gives the same result. A region without its "end"
+ * (torn by a crash while appending) is ignored.
+ */
+int state_journal_append(int state_fd, const char *name, const char *path, bool subtree, const BackendState *records,
+                         size_t *ret_bytes) {
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -1;
+        StrBuf b = STRBUF_INIT;
+        int r;
+
+        strbuf_printf(&b, "region subtree=%d path=%s\n", subtree, path);
+        if (records && format_cgroups(&b, records) < 0) {
+                strbuf_done(&b);
+                return -ENOMEM;
+        }
+        strbuf_printf(&b, "end\n");
+        r = strbuf_steal(&b, &text);
+        if (r < 0)
+                return r;
+        fd = openat(state_fd, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(text);
+        ssize_t n = write(fd, text, len);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n != len)
+                return -EIO;
+        if (ret_bytes)
+                *ret_bytes = len;
+        return 0;
+}
+
+static bool covers(const char *top, bool subtree, const char *path) {
+        size_t n = strlen(top);
+
+        if (streq(top, path))
+                return true;
+        if (!subtree)
+                return false;
+        if (streq(top, "."))
+                return true;
+        return strncmp(path, top, n) == 0 && path[n] == '/';
+}
+
+static void cgroup_record_done(BackendStateCgroup *c) {
+        free(c->path);
+        strv_freep(&c->values);
+}
+
+/* @s with what @region covers replaced by @region's records (taken), where the first covered record was */
+static int apply_region(BackendState *s, const char *top, bool subtree, BackendState *region) {
+        size_t at = SIZE_MAX, k = 0;
+        BackendStateCgroup *v;
+
+        for (size_t i = 0; i < s->n; i++) {
+                if (covers(top, subtree, s->cgroups[i].path)) {
+                        if (at == SIZE_MAX)
+                                at = k;
+                        cgroup_record_done(&s->cgroups[i]);
+                        continue;
+                }
+                s->cgroups[k++] = s->cgroups[i];
+        }
+        s->n = k;
+        if (at == SIZE_MAX)
+                at = s->n;      /* new: after everything, so after its parent */
+        if (region->n == 0)
+                return 0;
+        v = reallocarray(s->cgroups, s->n + region->n, sizeof(BackendStateCgroup));
+        if (!v)
+                return -ENOMEM;
+        s->cgroups = v;
+        memmove(v + at + region->n, v + at, (s->n - at) * sizeof(BackendStateCgroup));
+        memcpy(v + at, region->cgroups, region->n * sizeof(BackendStateCgroup));
+        s->n += region->n;
+        free(region->cgroups);
+        region->cgroups = NULL;
+        region->n = 0;
+        return 0;
+}
+
+int state_journal_replay(int state_fd, const char *state_dir, const char *name, BackendState *s, size_t *ret_bytes,
+                         char **reterr_msg) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL, *top = NULL;
+        BackendState region = {};
+        size_t cap = 0, bytes = 0, good = 0;
+        unsigned lineno = 0;
+        bool subtree = false;
+        int fd, r = 0;
+
+        if (ret_bytes)
+                *ret_bytes = 0;
+        if (state_fd < 0)
+                return 0;
+        fd = openat(state_fd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && (errno == EACCES || errno == EROFS))
+                fd = openat(state_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        f = fdopen(fd, "r");
+        if (!f) {
+                r = -errno;
+                (void) close(fd);
+                return r;
+        }
+        for (;;) {
+                ssize_t n = getline(&line, &cap, f);
+                if (n < 0)
+                        break;
+                bytes += (size_t) n;
+                lineno++;
+                if (n == 0 || line[n - 1] != '\n')
+                        break;          /* torn: the region it belongs to has no end */
+                line[--n] = '\0';
+                if (startswith(line, "region ")) {
+                        const char *p = strstr(line, " path=");
+                        if (top || !p || !(startswith(line + 7, "subtree=0 ") || startswith(line + 7, "subtree=1 "))) {
+                                r = -EINVAL;
+                                break;
+                        }
+                        subtree = line[15] == '1';
+                        top = strdup(p + 6);
+                        if (!top) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                } else if (streq(line, "end")) {
+                        if (!top) {
+                                r = -EINVAL;
+                                break;
+                        }
+                        r = apply_region(s, top, subtree, &region);
+                        if (r < 0)
+                                break;
+                        good = bytes;
+                        free(top);
+                        top = NULL;
+                } else if (top && startswith(line, "cgroup ")) {
+                        BackendStateCgroup *v = reallocarray(region.cgroups, region.n + 1, sizeof(BackendStateCgroup));
+                        if (!v) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        region.cgroups = v;
+                        v[region.n] = (BackendStateCgroup) {};
+                        r = parse_cgroup(line + 7, &v[region.n]);
+                        if (r < 0)
+                                break;
+                        region.n++;
+                } else if (top && startswith(line, "value ")) {
+                        r = region.n > 0 ? parse_value(line + 6, &region.cgroups[region.n - 1]) : -EINVAL;
+                        if (r < 0)
+                                break;
+                } else {
+                        r = -EINVAL;
+                        break;
+                }
+        }
+        state_done(&region);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: bad journal record", state_dir, name, lineno);
+        /* cut a torn region off, or the next one appended would be read as its rest */
+        if (good < bytes && ftruncate(fileno(f), (off_t) good) < 0 && errno != EBADF && errno != EINVAL)
+                return -errno;
+        if (ret_bytes)
+                *ret_bytes = good;
         return 0;
 }

@@ -283,6 +283,42 @@ int cgfs_read(int root_fd, const char *path, const char *file, char **ret) {
         return strbuf_steal(&b, ret);
 }
 
+/*
+ * seq_file (every cgroup file) fills a page with every record that fits: a
+ * read that returned less than half of a page-sized buffer had no further
+ * record to add, as no cgroup record is half a page long. Larger contents
+ * (cgroup.procs of a busy cgroup) are read on until such a short read.
+ */
+int cgfs_read_kernfs(int dir_fd, const char *file, char **ret) {
+        _cleanup_close_ int fd = -1;
+        StrBuf b = STRBUF_INIT;
+        char buf[4096];
+
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        fd = open_beneath(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+        if (fd < 0)
+                return fd;
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0) {
+                        int r = -errno;
+                        if (r == -EINTR)
+                                continue;
+                        strbuf_done(&b);
+                        return r;
+                }
+                if (b.len + (size_t) n > CGFS_READ_MAX) {
+                        strbuf_done(&b);
+                        return -EFBIG;
+                }
+                strbuf_append_n(&b, buf, (size_t) n);
+                if ((size_t) n < sizeof(buf) / 2)
+                        break;
+        }
+        return strbuf_steal(&b, ret);
+}
+
 int cgfs_write(int root_fd, const char *path, const char *file, const char *value) {
         _cleanup_close_ int fd = open_regular(root_fd, path, file, O_WRONLY);
         size_t len = strlen(value);
@@ -322,6 +358,49 @@ int cgfs_mkdir(int root_fd, const char *path, mode_t mode) {
         if (r < 0)
                 return r;
         return mkdirat(fd, name, mode) < 0 ? -errno : 0;
+}
+
+void cgfs_dir_cache_done(CgfsDirCache *c) {
+        free(c->path);
+        c->path = NULL;
+        if (c->fd >= 0)
+                (void) close(c->fd);
+        c->fd = -1;
+}
+
+int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mode) {
+        _cleanup_free_ char *dir = NULL;
+        const char *slash = strrchr(path, '/');
+        int r;
+
+        if (!cgfs_path_is_valid(path) || streq(path, "."))
+                return -EINVAL;
+        r = cgpath_parent(path, &dir);
+        if (r < 0)
+                return r;
+        for (int attempt = 0; attempt < 2; attempt++) {
+                bool cached = c->fd >= 0 && streq_ptr(c->path, dir);
+
+                if (!cached) {
+                        cgfs_dir_cache_done(c);
+                        r = open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
+                        if (r < 0)
+                                return r;
+                        c->fd = r;
+                        c->path = TAKE_PTR(dir);
+                }
+                if (mkdirat(c->fd, slash ? slash + 1 : path, mode) >= 0)
+                        return 0;
+                r = -errno;
+                /* the parent went (and maybe came back) since it was opened: look it up again, once */
+                if (r != -ENOENT || !cached)
+                        return r;
+                dir = strdup(c->path);
+                if (!dir)
+                        return -ENOMEM;
+                cgfs_dir_cache_done(c);
+        }
+        return r;
 }
 
 int cgfs_rmdir(int root_fd, const char *path) {
@@ -506,59 +585,61 @@ static int entry_ino_cmp(const void *a, const void *b) {
         return strcmp(x->name, y->name);
 }
 
-int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n) {
+int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
         CgfsEntry *v = NULL;
         size_t n = 0;
-        int fd, r;
-        DIR *d;
+        int r = 0;
+        /* getdents64(2) straight: fdopendir(3) costs an fstat(2) and an fcntl(2) per directory */
+        union {
+                struct dirent64 de;
+                char raw[16384];
+        } buf;
 
-        r = cgfs_open_dir(root_fd, path, O_RDONLY, &fd);
-        if (r < 0)
-                return r;
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                (void) close(fd);
-                return r;
-        }
         for (;;) {
-                struct dirent *de;
-                struct stat st;
-
-                errno = 0;
-                de = readdir(d);
-                if (!de) {
+                ssize_t got = getdents64(dir_fd, buf.raw, sizeof(buf.raw));
+                if (got < 0) {
                         r = -errno;
                         break;
                 }
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                CgfsEntry *nv = reallocarray(v, n + 1, sizeof(CgfsEntry));
-                if (!nv) {
-                        r = -ENOMEM;
+                if (got == 0)
                         break;
-                }
-                v = nv;
-                v[n] = (CgfsEntry) { .name = strdup(de->d_name), .ino = de->d_ino };
-                if (!v[n].name) {
-                        r = -ENOMEM;
-                        break;
-                }
-                unsigned char t = de->d_type;
-                if (t == DT_UNKNOWN) {
-                        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                                free(v[n].name);
-                                if (errno == ENOENT)
+                for (ssize_t off = 0; off < got && r >= 0;) {
+                        struct dirent64 *de = (struct dirent64 *) (buf.raw + off);
+                        struct stat st;
+
+                        off += de->d_reclen;
+                        if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                                continue;
+                        unsigned char t = de->d_type;
+                        if (t == DT_UNKNOWN) {
+                                if (fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                                        if (errno != ENOENT)
+                                                r = -errno;
                                         continue;
-                                r = -errno;
+                                }
+                                t = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_LNK;
+                        }
+                        CgfsEntry *nv = reallocarray(v, n + 1, sizeof(CgfsEntry));
+                        if (!nv) {
+                                r = -ENOMEM;
                                 break;
                         }
-                        t = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_LNK;
+                        v = nv;
+                        v[n] = (CgfsEntry) {
+                                .name = strdup(de->d_name),
+                                .ino = de->d_ino,
+                                .type = t == DT_REG ? CGFS_ENTRY_FILE : t == DT_DIR ? CGFS_ENTRY_DIR :
+                                                                                      CGFS_ENTRY_OTHER,
+                        };
+                        if (!v[n].name) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        n++;
                 }
-                v[n].type = t == DT_REG ? CGFS_ENTRY_FILE : t == DT_DIR ? CGFS_ENTRY_DIR : CGFS_ENTRY_OTHER;
-                n++;
+                if (r < 0)
+                        break;
         }
-        (void) closedir(d);
         if (r < 0) {
                 cgfs_entries_free(v, n);
                 return r;
@@ -568,6 +649,16 @@ int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n) {
         *ret = v;
         *ret_n = n;
         return 0;
+}
+
+int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n) {
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = cgfs_open_dir(root_fd, path, O_RDONLY, &fd);
+        if (r < 0)
+                return r;
+        return cgfs_list_at(fd, ret, ret_n);
 }
 
 static int write_all(int fd, const char *s) {

@@ -49,6 +49,15 @@ int cgfs_check_cgroup2(int fd, bool *ret_writable);
  */
 int cgfs_read(int root_fd, const char *path, const char *file, char **ret);
 
+/*
+ * The kernel scan's reader: FILE in the cgroup directory @dir_fd (from
+ * cgfs_open_dir()), on a hierarchy checked to be cgroup2 (cgfs_check_cgroup2(),
+ * and RESOLVE_NO_XDEV keeps it there). kernfs has no FIFOs and no symlinks,
+ * so the type is not checked on the fd; a read shorter than half its buffer
+ * is the end (see the definition). Three system calls for a small file.
+ */
+int cgfs_read_kernfs(int dir_fd, const char *file, char **ret);
+
 /* One open(2) and exactly one write(2) of @value to PATH/FILE, no newline added; -ELOOP as cgfs_read(). */
 int cgfs_write(int root_fd, const char *path, const char *file, const char *value);
 
@@ -57,6 +66,20 @@ int cgfs_exists(int root_fd, const char *path, const char *file);
 
 int cgfs_mkdir(int root_fd, const char *path, mode_t mode);
 int cgfs_rmdir(int root_fd, const char *path);
+
+/*
+ * cgfs_mkdir() for a run of mkdirs on cgroup2: the parent's fd (resolved
+ * beneath the root as always) is kept while the parent stays the same, so
+ * siblings in a row cost one mkdirat(2) each. Only where directories cannot
+ * be renamed (cgroup2 has no rename): a kept fd would follow a moved one.
+ */
+typedef struct CgfsDirCache {
+        char *path;
+        int fd;
+} CgfsDirCache;
+#define CGFS_DIR_CACHE_INIT { .fd = -1 }
+void cgfs_dir_cache_done(CgfsDirCache *c);
+int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mode);
 
 /*
  * Owners below a delegation: PATH is hostile ground. Each file is opened
@@ -91,6 +114,8 @@ void cgfs_entries_free(CgfsEntry *e, size_t n);
 
 /* The entries of directory PATH (without "." and ".."), sorted by inode number (kernfs: creation order). */
 int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n);
+/* The same for a directory opened (O_RDONLY, by cgfs_open_dir()) and not yet read. */
+int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
 
 /*
  * sim only: make PATH/FILE a regular file with @content and @mode (umask

@@ -147,9 +147,9 @@ static int parse_limit(const char *s, int *ret) {
         return 0;
 }
 
-static int read_limit(int root_fd, const char *path, const char *file, int *ret) {
+static int read_limit(int dir_fd, const char *file, int *ret) {
         _cleanup_free_ char *s = NULL;
-        int r = cgfs_read(root_fd, path, file, &s);
+        int r = cgfs_read_kernfs(dir_fd, file, &s);
         if (r < 0)
                 return r;
         return parse_limit(s, ret);
@@ -163,29 +163,33 @@ static unsigned count_lines(const char *s) {
         return n;
 }
 
-/* Returns -ENOENT or -ENODEV when the cgroup went away meanwhile. */
-static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool *ret_mount_root) {
+/*
+ * Each file once, through one fd of the cgroup's directory, which also lists
+ * the children (@ret_entries): about 20 system calls a cgroup, the scan's
+ * whole cost at start-up and at a re-apply. debug.masks only where it can
+ * exist (@debug). Returns -ENOENT or -ENODEV when the cgroup went away meanwhile.
+ */
+static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool debug, bool *ret_mount_root,
+                       CgfsEntry **ret_entries, size_t *ret_n) {
         _cleanup_free_ char *ctl = NULL, *sc = NULL, *type = NULL, *procs = NULL;
         _cleanup_close_ int dir_fd = -1;
         int r;
 
-        /* resolve the cgroup once; its files are then one component away */
-        r = cgfs_open_dir(root_fd, kc->path, O_PATH, &dir_fd);
+        r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &dir_fd);
         if (r < 0)
                 return r;
-        root_fd = dir_fd;
 
-        r = cgfs_read(root_fd, ".", "cgroup.controllers", &ctl);
+        r = cgfs_read_kernfs(dir_fd, "cgroup.controllers", &ctl);
         if (r < 0)
                 return r;
         kernel_parse_masks(ctl, &kc->controllers, &kc->bypassed);
-        r = cgfs_read(root_fd, ".", "cgroup.subtree_control", &sc);
+        r = cgfs_read_kernfs(dir_fd, "cgroup.subtree_control", &sc);
         if (r < 0)
                 return r;
         kernel_parse_masks(sc, &kc->subtree_control, &kc->subtree_bypass);
 
         /* cgroup.type is CFTYPE_NOT_ON_ROOT: only the mount's root lacks it */
-        r = cgfs_read(root_fd, ".", "cgroup.type", &type);
+        r = cgfs_read_kernfs(dir_fd, "cgroup.type", &type);
         if (r == -ENOENT && is_dot)
                 *ret_mount_root = true;
         else if (r < 0)
@@ -197,24 +201,25 @@ static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool *ret_mou
         }
 
         /* cgroup.procs of a threaded cgroup is EOPNOTSUPP: count its threads */
-        r = cgfs_read(root_fd, ".", kc->threaded ? "cgroup.threads" : "cgroup.procs", &procs);
+        r = cgfs_read_kernfs(dir_fd, kc->threaded ? "cgroup.threads" : "cgroup.procs", &procs);
         if (r < 0)
                 return r;
         kc->nr_procs = count_lines(procs);
 
-        r = read_limit(root_fd, ".", "cgroup.max.depth", &kc->max_depth);
+        r = read_limit(dir_fd, "cgroup.max.depth", &kc->max_depth);
         if (r < 0)
                 return r;
-        r = read_limit(root_fd, ".", "cgroup.max.descendants", &kc->max_descendants);
+        r = read_limit(dir_fd, "cgroup.max.descendants", &kc->max_descendants);
         if (r < 0)
                 return r;
 
-        r = cgfs_read(root_fd, ".", "debug.masks", &kc->debug_masks);
-        if (r == -ENOENT)
-                kc->debug_masks = NULL;
-        else if (r < 0)
-                return r;
-        return 0;
+        kc->debug_masks = NULL;
+        if (debug) {
+                r = cgfs_read_kernfs(dir_fd, "debug.masks", &kc->debug_masks);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        return cgfs_list_at(dir_fd, ret_entries, ret_n);
 }
 
 static int scan_add(KernelScan *s, const char *parent_path, const char *name, size_t parent, unsigned level) {
@@ -241,6 +246,9 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
                      char **reterr_msg) {
         KernelScan s = {};
         bool is_dot = streq(start, ".");
+        /* debug.masks exists only with the debug controller on cgroup2, which needs cgroup_debug
+         * (or, at the root, shows itself there) */
+        bool debug = booted_with_cgroup_debug();
         int r;
 
         r = scan_add(&s, NULL, start, SIZE_MAX, start_level);
@@ -257,9 +265,9 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
                         kc->gone = true;
                         continue;
                 }
-                r = read_cgroup(root_fd, kc, i == 0 && is_dot, &s.mount_root);
-                if (r >= 0)
-                        r = cgfs_list(root_fd, kc->path, &e, &ne);
+                r = read_cgroup(root_fd, kc, i == 0 && is_dot, debug || i == 0, &s.mount_root, &e, &ne);
+                if (i == 0 && kc->debug_masks)
+                        debug = true;
                 if (r == -ENOENT || r == -ENODEV) {
                         if (i == 0) {
                                 r = is_dot ? backend_msg(reterr_msg, -ENOMEDIUM, "'%s' is not a cgroup directory",
