@@ -446,8 +446,8 @@ static int read_tree_controller(sd_bus_message *msg, Manager *m, const char **re
 static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *tree = NULL;
         Manager *m = userdata;
-        const char *name;
-        Controller x;
+        const char *name = NULL;        /* set on success: said for -O3's maybe-uninitialized */
+        Controller x = _CONTROLLER_INVALID;
         int r;
 
         r = read_tree_controller(msg, m, &name, &x, error);
@@ -481,8 +481,8 @@ static int append_effective_node(unsigned depth, const char *const *members, siz
 static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *m = userdata;
-        const char *name;
-        Controller x;
+        const char *name = NULL;        /* set on success: said for -O3's maybe-uninitialized */
+        Controller x = _CONTROLLER_INVALID;
         int r;
 
         r = read_tree_controller(msg, m, &name, &x, error);
