@@ -10,7 +10,9 @@
  *       org.cgbypass1.manage-delegated, details cgroup/controller/change/file,
  *       flags 0 unless the call allows interactive authorization, a cancel id),
  *       then, when polkit says yes, one write(2) of "+CONTROLLER" or
- *       "#CONTROLLER" to ROOT/CGROUP/cgroup.controllers, then the reply. No
+ *       "#CONTROLLER" to ROOT/CGROUP/cgroup.controllers, then (with --sync-file)
+ *       the same bytes to SYNC-FILE and one fdatasync() of it, the price of a
+ *       durable record on that disk, then the reply. No
  *       delegation lookup, no model, no state file, no signal, no caller
  *       tracking: the reply is sent from polkit's answer.
  *   Echo(s) -> (s)
@@ -22,7 +24,7 @@
  * (dbus-daemon applies send_destination to every connection in the name's
  * queue), and clients address it by its unique name, which it prints.
  *
- * usage: baseline-service --root DIR [--name-file FILE]
+ * usage: baseline-service --root DIR [--name-file FILE] [--sync-file FILE]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +50,7 @@
 
 static const char *root;
 static uint64_t serial;
+static int sync_fd = -1;        /* --sync-file: one fdatasync() after each write */
 
 typedef struct Pending {
         sd_bus_message *call;
@@ -96,6 +99,8 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                 goto done;
         }
         r = write_one(p->path, p->value);
+        if (r >= 0 && sync_fd >= 0 && (pwrite(sync_fd, p->value, strlen(p->value), 0) < 0 || fdatasync(sync_fd) < 0))
+                r = -errno;
         if (r < 0)
                 (void) sd_bus_reply_method_errnof(p->call, -r, "write %s: %m", p->path);
         else
@@ -178,6 +183,7 @@ int main(int argc, char *argv[]) {
         static const struct option options[] = {
                 { "root",      required_argument, NULL, 'r' },
                 { "name-file", required_argument, NULL, 'n' },
+                { "sync-file", required_argument, NULL, 's' },
                 {}
         };
         const char *name_file = NULL, *unique;
@@ -194,12 +200,19 @@ int main(int argc, char *argv[]) {
                 case 'n':
                         name_file = optarg;
                         break;
+                case 's':
+                        sync_fd = open(optarg, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                        if (sync_fd < 0) {
+                                fprintf(stderr, "baseline-service: cannot open %s: %m\n", optarg);
+                                return 1;
+                        }
+                        break;
                 default:
-                        fprintf(stderr, "usage: baseline-service --root DIR [--name-file FILE]\n");
+                        fprintf(stderr, "usage: baseline-service --root DIR [--name-file FILE] [--sync-file FILE]\n");
                         return 2;
                 }
         if (!root || optind < argc) {
-                fprintf(stderr, "usage: baseline-service --root DIR [--name-file FILE]\n");
+                fprintf(stderr, "usage: baseline-service --root DIR [--name-file FILE] [--sync-file FILE]\n");
                 return 2;
         }
 

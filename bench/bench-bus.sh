@@ -13,7 +13,12 @@
 #      the same question the same way and makes that one write(2). One
 #      client: p50/p99 latency; 32 clients, each on its own cgroup: calls/s;
 #      with each, the CPU time per call of the service, polkitd, dbus-daemon.
-#      1c: the same call with 10,002 managed cgroups (cgbypassd only).
+#      The one-client baseline also makes its record durable: the same bytes
+#      to a small file in the directory where cgbypassd's state is, and one
+#      fdatasync() of it (--sync-file); the 32-client one does not (the
+#      throughput target: group commit must hide the fsync).
+#      1c: the same call with 100, 10,002 and 100,002 managed cgroups
+#      (cgbypassd only; 100 measured before and after the others).
 #   2. read path: GetCgroup and GetEffectiveTree on the seeds' documentation
 #      example (examples/demo.conf.in, G delegated and re-enabled) against the
 #      baseline's bare Echo(s)->(s); 1 and 4 clients; p50. 2b: the same after G's owner made
@@ -39,7 +44,8 @@
 #   CGB_BENCH_STATE [disk]     where cgbypassd's state directory is: disk (below /tmp, as
 #                              /var/lib would be) or tmpfs (takes fsync out of the figures)
 #   CGB_BENCH_STARTUP_RUNS [5] start-ups per figure in part 3
-#   CGB_BENCH_SCALE_ITERATIONS [100] timed calls in part 1c (10,002 managed cgroups)
+#   CGB_BENCH_SCALE_ITERATIONS [200] timed calls per size in part 1c
+#   CGB_BENCH_SCALE_SIZES [100,10000,100000] managed cgroups in part 1c (the first is the reference)
 #   CGB_BENCH_PARTS [request,scale,read,memory]
 #   CGB_BENCH_READ_OWNER_CGROUPS [12000] part 2b: cgroups the owner of G makes (0: no part 2b)
 #   CGB_BENCH_READ_BIG_ITERATIONS [READ_ITERATIONS] timed calls per client per read run in part 2b
@@ -64,7 +70,8 @@ READ_ITER=${CGB_BENCH_READ_ITERATIONS:-5000}
 X=${CGB_BENCH_CONTROLLER:-cpu}
 STATE_ON=${CGB_BENCH_STATE:-disk}
 STARTUP_RUNS=${CGB_BENCH_STARTUP_RUNS:-5}
-SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-100}
+SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-200}
+SCALE_SIZES=${CGB_BENCH_SCALE_SIZES:-100,10000,100000}
 PARTS=${CGB_BENCH_PARTS:-request,scale,read,memory}
 READ_OWNER_CGROUPS=${CGB_BENCH_READ_OWNER_CGROUPS:-12000}
 READ_BIG_ITER=${CGB_BENCH_READ_BIG_ITERATIONS:-$READ_ITER}
@@ -131,10 +138,11 @@ state_dir() {
 	if [ "$STATE_ON" = tmpfs ]; then echo "$FS/state-$1"; else echo "$D/state-$1"; fi
 }
 
-# start_baseline ROOT: baseline-service queued for org.cgbypass1 behind cgbypassd; BASE_NAME its unique name
+# start_baseline ROOT [SYNC-FILE]: baseline-service queued for org.cgbypass1 behind cgbypassd; BASE_NAME its
+# unique name. With SYNC-FILE: one fdatasync() of it after each write.
 start_baseline() {
 	rm -f "$D/base.name"
-	"$baseline" --root "$1" --name-file "$D/base.name" 2>>"$D/baseline.log" &
+	"$baseline" --root "$1" --name-file "$D/base.name" ${2:+--sync-file "$2"} 2>>"$D/baseline.log" &
 	BASE_PID=$!
 	bus_env_wait_for 10 test -s "$D/base.name" || die "baseline-service did not start: $(cat "$D/baseline.log")"
 	BASE_NAME=$(cat "$D/base.name")
@@ -216,6 +224,15 @@ cpu_rows() {
 			"$(ratio "$(med_of "cpu_${k}_us" "${RES_B[@]}")" "$(med_of "cpu_${k}_us" "${RES_A[@]}")")" ""
 	done
 }
+FIGURES=()
+# figure NAME VALUE TARGET OP LIMIT: a line "figure: NAME = VALUE (target: TARGET) ok|MISSED"
+figure() {
+	local verdict
+	verdict=$(awk -v v="$2" -v op="$4" -v l="$5" 'BEGIN { if (v == "" || v == "-" || v == "nan") print "MISSED"
+		else if ((op == "<=" && v + 0 <= l + 0) || (op == ">=" && v + 0 >= l + 0)) print "ok"; else print "MISSED" }')
+	FIGURES+=("figure: $1 = ${2:-none} (target: $3) $verdict")
+}
+num_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 == 0) print "-"; else printf "%.2f\n", a / b }'; }
 TABLE=()
 row() { TABLE+=("$(printf '%-44s %12s %12s %8s  %s' "$@")"); }
 note() { TABLE+=("$*"); }
@@ -276,7 +293,9 @@ if has_part request; then
 	done
 	# the baseline writes the same files in a copy of the same tree, on the same tmpfs
 	cp -a "$sim" "$base"
-	start_baseline "$base"
+	# the baseline's record: a small file beside cgbypassd's state, on the same disk
+	sync_file=$(state_dir 1)/baseline-record
+	start_baseline "$base" "$sync_file"
 
 	# both sides do the one write: check it once
 	owner_call EnableController ss /srv/alice/c0 "$X" >/dev/null || die "EnableController failed"
@@ -299,10 +318,16 @@ if has_part request; then
 	b50=$(med_of p50_us "${RES_A[@]}") d50=$(med_of p50_us "${RES_B[@]}")
 	b99=$(med_of p99_us "${RES_A[@]}") d99=$(med_of p99_us "${RES_B[@]}")
 	B50_1=$b50 B99_1=$b99
-	note "1. request path: Enable/BypassController, 1 client, µs (median of $ROUNDS runs)"
+	note "1. request path: Enable/BypassController, 1 client, µs (median of $ROUNDS runs; baseline + fdatasync)"
 	row "   p50" "$b50" "$d50" "$(ratio "$d50" "$b50")" "target <= 1.10x"
-	row "   p99" "$b99" "$d99" "$(ratio "$d99" "$b99")" "target <= 1.10x"
+	row "   p99" "$b99" "$d99" "$(ratio "$d99" "$b99")" ""
 	cpu_rows
+	figure request_p50_vs_baseline_fdatasync "$(num_ratio "$d50" "$b50")" "<= 1.10" "<=" 1.10
+	figure request_cpu_vs_baseline "$(num_ratio "$(med_of cpu_svc_us "${RES_B[@]}")" "$(med_of cpu_svc_us "${RES_A[@]}")")" \
+		"<= 2.00" "<=" 2.00
+	# the 32-client target is against the baseline without its fdatasync
+	stop_baseline
+	start_baseline "$base"
 
 	say "# 1b. $CLIENTS clients, each on its own cgroup: $ROUNDS x ${DURATION}s per side"
 	reqn_base() { with_cpu "$BASE_PID" run_client --dest "$BASE_NAME" --method change --arg "$X" --cgroup-fmt '/srv/alice/c%u' \
@@ -316,10 +341,11 @@ if has_part request; then
 	b50=$(med_of p50_us "${RES_A[@]}") d50=$(med_of p50_us "${RES_B[@]}")
 	b99=$(med_of p99_us "${RES_A[@]}") d99=$(med_of p99_us "${RES_B[@]}")
 	note "   $CLIENTS clients, each its own cgroup"
-	row "   throughput, calls/s" "$bt" "$dt" "$(ratio "$dt" "$bt")" "target >= 0.90x"
+	row "   throughput, calls/s" "$bt" "$dt" "$(ratio "$dt" "$bt")" "target >= 1.00x (baseline without fdatasync)"
 	row "   p50 under load, µs" "$b50" "$d50" "$(ratio "$d50" "$b50")" ""
 	row "   p99 under load, µs" "$b99" "$d99" "$(ratio "$d99" "$b99")" ""
 	cpu_rows
+	figure throughput_32_clients_vs_baseline "$(num_ratio "$dt" "$bt")" ">= 1.00" ">=" 1.00
 	LOAD_RSS=$(awk '/^VmRSS:/ { print $2 }' "/proc/$BUS_ENV_DAEMON_PID/status")
 	LOAD_HWM=$(awk '/^VmHWM:/ { print $2 }' "/proc/$BUS_ENV_DAEMON_PID/status")
 	stop_baseline
@@ -327,11 +353,12 @@ if has_part request; then
 	[ "$BUS_ENV_DAEMON_STATUS" = 0 ] || say "# cgbypassd exited with status $BUS_ENV_DAEMON_STATUS" >&2
 fi
 
-# ---- 1c. the request path with 10,002 managed cgroups (cgbypassd only) ----
-if has_part scale; then
-	say "# 1c. request path with 10,002 managed cgroups: $SCALE_ITER calls, one client, cgbypassd only"
-	gen_conf 10000 "$D/cs.conf"
-	cat >>"$D/cs.conf" <<-CONF
+# ---- 1c. the request path at 100, 10,002 and 100,002 managed cgroups (cgbypassd only) ----
+# scale_run N TAG: one daemon over N + 2 managed cgroups and a delegation; prints the client's line
+scale_run() {
+	local n=$1 tag=$2 out
+	gen_conf "$n" "$D/cs-$tag.conf"
+	cat >>"$D/cs-$tag.conf" <<-CONF
 	[cgroup]
 	path = /srv
 	subtree-control = +cpu +memory
@@ -341,22 +368,39 @@ if has_part scale; then
 	user = $alice
 	controllers = $X
 	CONF
-	bus_env_start_daemon --config "$D/cs.conf" --config-dir "$D/none" --cgroup-root "$FS/sim-scale" \
-		--state-directory "$(state_dir scale)" || die "cgbypassd did not start with 10,002 cgroups"
+	bus_env_start_daemon --config "$D/cs-$tag.conf" --config-dir "$D/none" --cgroup-root "$FS/sim-scale-$tag" \
+		--state-directory "$(state_dir "scale-$tag")" || die "cgbypassd did not start with $n cgroups"
 	owner_call SetSubtreeControl ss /srv/alice "#$X" >/dev/null || die "the owner's SetSubtreeControl failed"
-	bus_env_as "$alice" mkdir "$FS/sim-scale/srv/alice/c0" || die "mkdir c0"
+	bus_env_as "$alice" mkdir "$FS/sim-scale-$tag/srv/alice/c0" || die "mkdir c0"
 	out=$(with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" \
-		--cgroup-fmt '/srv/alice/c%u' --warmup 10 --iterations "$SCALE_ITER") || die "the 10,002-cgroup run failed"
-	say "#   cgbypassd: $out"
-	note "1c. request path, 1 client, 10,002 managed cgroups (baseline: part 1's, which does not depend on the tree)"
-	row "   p50, µs" "${B50_1:-}" "$(field "$out" p50_us)" "$(ratio "$(field "$out" p50_us)" "${B50_1:-0}")" "target <= 1.10x"
-	row "   p99, µs" "${B99_1:-}" "$(field "$out" p99_us)" "$(ratio "$(field "$out" p99_us)" "${B99_1:-0}")" ""
-	row "   CPU per call, the service, µs" "" "$(field "$out" cpu_svc_us)" "" ""
-	out=$(with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method GetCgroup --arg /srv/alice/c0 \
-		--warmup 10 --iterations "$SCALE_ITER") || die "the 10,002-cgroup GetCgroup run failed"
-	say "#   GetCgroup: $out"
-	row "   GetCgroup p50, µs" "" "$(field "$out" p50_us)" "" "CPU per call $(field "$out" cpu_svc_us) µs"
+		--cgroup-fmt '/srv/alice/c%u' --warmup 20 --iterations "$SCALE_ITER") || die "the $n-cgroup run failed"
 	bus_env_stop_daemon
+	rm -rf "${FS:?}/sim-scale-$tag" "$(state_dir "scale-$tag")"
+	printf '%s\n' "$out"
+}
+if has_part scale; then
+	IFS=, read -r -a sizes <<<"$SCALE_SIZES"
+	say "# 1c. request path with ${SCALE_SIZES//,/, } managed cgroups: $SCALE_ITER calls each, one client," \
+		"cgbypassd only; ${sizes[0]} before and after the others"
+	ref1=$(scale_run "${sizes[0]}" ref1) || die "scale run failed"
+	say "#   ${sizes[0]}: $ref1"
+	declare -A SCALE_OUT
+	for n in "${sizes[@]:1}"; do
+		SCALE_OUT[$n]=$(scale_run "$n" "n$n") || die "scale run failed"
+		say "#   $n: ${SCALE_OUT[$n]}"
+	done
+	ref2=$(scale_run "${sizes[0]}" ref2) || die "scale run failed"
+	say "#   ${sizes[0]} again: $ref2"
+	r50=$(awk -v a="$(field "$ref1" p50_us)" -v b="$(field "$ref2" p50_us)" 'BEGIN { printf "%.1f\n", (a + b) / 2 }')
+	rcpu=$(awk -v a="$(field "$ref1" cpu_svc_us)" -v b="$(field "$ref2" cpu_svc_us)" 'BEGIN { printf "%.0f\n", (a + b) / 2 }')
+	note "1c. request path, 1 client, by managed cgroups (reference: ${sizes[0]}, the mean of the runs before and after)"
+	row "   p50, µs, ${sizes[0]} managed cgroups" "" "$r50" "" "CPU per call $rcpu µs"
+	for n in "${sizes[@]:1}"; do
+		o=${SCALE_OUT[$n]}
+		row "   p50, µs, $n managed cgroups" "$r50" "$(field "$o" p50_us)" "$(ratio "$(field "$o" p50_us)" "$r50")" \
+			"target <= 1.20x; CPU per call $(field "$o" cpu_svc_us) µs"
+		figure "request_p50_${n}_vs_${sizes[0]}_cgroups" "$(num_ratio "$(field "$o" p50_us)" "$r50")" "<= 1.20" "<=" 1.20
+	done
 fi
 
 # ---- 2. the read path ----
@@ -386,6 +430,8 @@ read_runs() {
 		note "2. read path, $label, $k client(s), baseline = Echo(s)->(s)"
 		row "   GetCgroup $cg p50, µs" "$e50" "$g50" "$(ratio "$g50" "$e50")" "target <= 1.20x"
 		row "   GetEffectiveTree p50, µs" "$e50" "$t50" "$(ratio "$t50" "$e50")" "target <= 1.20x"
+		figure "getcgroup_p50_vs_echo_${k}_clients" "$(num_ratio "$g50" "$e50")" "<= 1.20" "<=" 1.20
+		figure "geteffectivetree_p50_vs_echo_${k}_clients" "$(num_ratio "$t50" "$e50")" "<= 1.20" "<=" 1.20
 		row "   GetCgroup calls/s" "$et" "$gt" "$(ratio "$gt" "$et")" ""
 		row "   GetEffectiveTree calls/s" "$et" "$tt" "$(ratio "$tt" "$et")" ""
 		row "   CPU per call, the service, µs (Echo/GetCgroup)" "$(med_of cpu_svc_us "${E1[@]}")" \

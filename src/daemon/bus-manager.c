@@ -191,11 +191,53 @@ static int authorize_delegate(Manager *m, sd_bus_message *msg, const Caller *cal
                          BUS_ERROR_ACCESS_DENIED, deny, error);
 }
 
+/* A change request whose reply waits for its record's commit. */
+typedef struct ChangeCall {
+        sd_bus_message *msg;    /* holds the strings below */
+        ChangeRequest req;
+        Caller caller;
+        const char *method, *cgroup, *arg, *how;
+} ChangeCall;
+
+static void change_call_free(ChangeCall *c) {
+        sd_bus_message_unref(c->msg);
+        change_request_done(&c->req);
+        free(c);
+}
+
+/* a directory that is there but was not taken on (a limit) is said as such */
+static int change_error(Manager *m, sd_bus_error *error, int r, const Refusal *f, const ChangeRequest *req) {
+        if (f->kind == REFUSAL_NO_SUCH_CGROUP)
+                return no_such_cgroup_or_limit(m, error, req->cgroup);
+        return bus_error_from_change(error, r, f, req);
+}
+
+static void change_answer(Manager *m, int r, const Refusal *f, size_t ops, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        ChangeCall *c = userdata;
+
+        if (r < 0) {
+                r = refuse(&c->caller, c->method, c->cgroup, c->arg, change_error(m, &error, r, f, &c->req), &error);
+                if (sd_bus_error_is_set(&error))
+                        (void) sd_bus_reply_method_error(c->msg, &error);
+                else
+                        (void) sd_bus_reply_method_errno(c->msg, r, NULL);
+        } else {
+                char detail[256];
+
+                (void) snprintf(detail, sizeof(detail), "%zu operation(s); %s", ops, c->how);
+                log_decision(LOG_INFO, &c->caller, c->method, c->cgroup, c->arg, false, NULL, detail);
+                (void) sd_bus_reply_method_return(c->msg, NULL);
+        }
+        change_call_free(c);
+}
+
 static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bus_error *error) {
         _cleanup_(change_request_done) ChangeRequest req = {};
         _cleanup_(authorization_done) Authorization auth = {};
         _cleanup_(refusal_done) Refusal refusal = {};
         const char *cgroup, *arg, *method = methods[kind];
+        ChangeCall *call;
         Caller caller;
         size_t ops = 0;
         int r;
@@ -226,19 +268,27 @@ static int method_change(sd_bus_message *msg, Manager *m, ChangeKind kind, sd_bu
         if (r == 0)
                 return 1;       /* answered later, or never (caller gone) */
 
-        r = manager_change(m, &req, auth.admin, caller.uid, &ops, &refusal);
-        if (r < 0 && refusal.kind == REFUSAL_NO_SUCH_CGROUP)
-                return refuse(&caller, method, cgroup, arg, no_such_cgroup_or_limit(m, error, req.cgroup), error);
-        if (r < 0)
-                return refuse(&caller, method, cgroup, arg, bus_error_from_change(error, r, &refusal, &req), error);
-
-        char detail[256];
-        (void) snprintf(detail, sizeof(detail), "%zu operation(s); %s", ops,
-                        !auth.action ? "uid 0" :
-                        auth.admin ? "administrator, polkit " POLKIT_ACTION_MANAGE :
-                        "owner of the delegation, polkit " POLKIT_ACTION_MANAGE_DELEGATED);
-        log_decision(LOG_INFO, &caller, method, cgroup, arg, false, NULL, detail);
-        return sd_bus_reply_method_return(msg, NULL);
+        /* the reply waits for the record's commit, which the requests arriving meanwhile share */
+        call = calloc(1, sizeof(ChangeCall));
+        if (!call)
+                return -ENOMEM;
+        *call = (ChangeCall) {
+                .msg = sd_bus_message_ref(msg), .req = req, .caller = caller, .method = method,
+                .cgroup = cgroup, .arg = arg,
+                .how = !auth.action ? "uid 0" :
+                       auth.admin ? "administrator, polkit " POLKIT_ACTION_MANAGE :
+                       "owner of the delegation, polkit " POLKIT_ACTION_MANAGE_DELEGATED,
+        };
+        req = (ChangeRequest) {};
+        r = manager_change(m, &call->req, auth.admin, caller.uid, &ops, &refusal, change_answer, call);
+        if (r == 0)
+                change_answer(m, 0, &refusal, ops, call);       /* committed at once: no event loop */
+        if (r < 0) {
+                r = refuse(&caller, method, cgroup, arg, change_error(m, error, r, &refusal, &call->req), error);
+                change_call_free(call);
+                return r;
+        }
+        return 1;       /* answered by change_answer() */
 }
 
 static int method_enable_controller(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

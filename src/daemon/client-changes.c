@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Client changes: the overlay of bus requests over the configuration, and its file. */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -214,32 +215,43 @@ char *client_change_to_string(const ClientChange *x) {
         return s;
 }
 
-int client_changes_save(const char *dir, const ClientChanges *c) {
+void client_change_format(StrBuf *b, const ClientChange *x) {
+        _cleanup_free_ char *admin = controller_mask_to_string(x->admin, ",");
+
+        strbuf_printf(b, "change %s", x->path);
+        desired_tokens_append(b, "sc", x->sc_enable, x->sc_bypass, x->sc_disable);
+        desired_tokens_append(b, "ctl", x->ctl_enable, x->ctl_bypass, 0);
+        if (!admin)
+                b->oom = true;
+        strbuf_printf(b, " admin=%s", strempty(admin));
+        if (x->owner == (uid_t) -1)
+                strbuf_append(b, " owner=-");
+        else
+                strbuf_printf(b, " owner=%u", (unsigned) x->owner);
+}
+
+int client_changes_save_seq(const char *dir, const ClientChanges *c, uint64_t seq) {
         _cleanup_free_ char *text = NULL;
         StrBuf b = STRBUF_INIT;
 
         strbuf_append(&b, CHANGES_HEADER "\n");
+        if (seq > 0)
+                strbuf_printf(&b, "seq %" PRIu64 "\n", seq);
         for (size_t i = 0; i < c->n; i++) {
-                const ClientChange *x = &c->items[i];
-                _cleanup_free_ char *admin = controller_mask_to_string(x->admin, ",");
-
-                strbuf_printf(&b, "change %s", x->path);
-                desired_tokens_append(&b, "sc", x->sc_enable, x->sc_bypass, x->sc_disable);
-                desired_tokens_append(&b, "ctl", x->ctl_enable, x->ctl_bypass, 0);
-                if (!admin)
-                        b.oom = true;
-                strbuf_printf(&b, " admin=%s", strempty(admin));
-                if (x->owner == (uid_t) -1)
-                        strbuf_append(&b, " owner=-\n");
-                else
-                        strbuf_printf(&b, " owner=%u\n", (unsigned) x->owner);
+                client_change_format(&b, &c->items[i]);
+                strbuf_putc(&b, '\n');
         }
         if (strbuf_steal(&b, &text) < 0)
                 return -ENOMEM;
         return file_write_atomic(dir, CLIENT_CHANGES_FILE_NAME, text);
 }
 
-static int parse_line(char *line, ClientChanges *c) {
+int client_changes_save(const char *dir, const ClientChanges *c) {
+        return client_changes_save_seq(dir, c, 0);
+}
+
+/* @replace: a line of the journal, which replaces what the snapshot (or an earlier record) said */
+static int parse_line(char *line, ClientChanges *c, bool replace) {
         char *save = NULL, *word;
         ClientChange *x;
         int r = 0;
@@ -248,11 +260,18 @@ static int parse_line(char *line, ClientChanges *c) {
         if (!word || !streq(word, "change"))
                 return -EBADMSG;
         word = strtok_r(NULL, " ", &save);
-        if (!word || cgpath_verify(word, CGPATH_MANAGED, NULL) < 0 || client_changes_find(c, word))
+        if (!word || cgpath_verify(word, CGPATH_MANAGED, NULL) < 0)
                 return -EBADMSG;
-        x = client_changes_add(c, word);
-        if (!x)
-                return -ENOMEM;
+        x = client_changes_find(c, word);
+        if (x && !replace)
+                return -EBADMSG;
+        if (x)
+                *x = (ClientChange) { .path = x->path, .owner = (uid_t) -1 };
+        else {
+                x = client_changes_add(c, word);
+                if (!x)
+                        return -ENOMEM;
+        }
         while (r >= 0 && (word = strtok_r(NULL, " ", &save))) {
                 CgMask unused = 0;
                 char *end;
@@ -275,17 +294,25 @@ static int parse_line(char *line, ClientChanges *c) {
                 } else
                         r = -EBADMSG;
         }
+        if (r >= 0 && replace && !client_change_mask(x))
+                client_changes_remove(c, (size_t) (x - c->items));
         return r;
 }
 
-int client_changes_load(const char *dir, ClientChanges *ret) {
+int client_changes_parse_record(char *line, ClientChanges *c) {
+        return parse_line(line, c, true);
+}
+
+int client_changes_load_seq(const char *dir, ClientChanges *ret, uint64_t *ret_seq) {
         _cleanup_free_ char *path = NULL, *line = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         ClientChanges c = {};
+        uint64_t seq = 0;
         size_t cap = 0;
         unsigned lineno = 0;
         int r = 0;
 
+        *ret_seq = 0;
         if (asprintf(&path, "%s/%s", dir, CLIENT_CHANGES_FILE_NAME) < 0)
                 return -ENOMEM;
         f = fopen(path, "re");
@@ -293,7 +320,7 @@ int client_changes_load(const char *dir, ClientChanges *ret) {
                 if (errno != ENOENT)
                         return -errno;
                 *ret = c;
-                return 0;
+                return 0;       /* *ret_seq: 0 */
         }
         while (getline(&line, &cap, f) > 0) {
                 lineno++;
@@ -305,7 +332,18 @@ int client_changes_load(const char *dir, ClientChanges *ret) {
                         }
                         continue;
                 }
-                r = parse_line(line, &c);
+                if (lineno == 2 && startswith(line, "seq ")) {
+                        char *end;
+
+                        errno = 0;
+                        seq = strtoull(line + 4, &end, 10);
+                        if (errno || *end || end == line + 4) {
+                                r = -EBADMSG;
+                                break;
+                        }
+                        continue;
+                }
+                r = parse_line(line, &c, false);
                 if (r < 0)
                         break;
         }
@@ -316,5 +354,92 @@ int client_changes_load(const char *dir, ClientChanges *ret) {
                 return r;
         }
         *ret = c;
+        *ret_seq = seq;
         return 0;
+}
+
+int client_changes_load(const char *dir, ClientChanges *ret) {
+        uint64_t seq;
+        return client_changes_load_seq(dir, ret, &seq);
+}
+
+/* Component order: '/' sorts before every other byte, so that a subtree is one run of the index. */
+static int path_cmp(const char *a, const char *b) {
+        for (;; a++, b++) {
+                int x = *a == '/' ? 1 : (unsigned char) *a, y = *b == '/' ? 1 : (unsigned char) *b;
+
+                if (x != y || x == 0)
+                        return x - y;
+        }
+}
+
+static const DesiredSet *sort_set;
+
+static int index_cmp(const void *a, const void *b) {
+        return path_cmp(sort_set->items[*(const size_t *) a].path, sort_set->items[*(const size_t *) b].path);
+}
+
+static int size_cmp(const void *a, const void *b) {
+        size_t x = *(const size_t *) a, y = *(const size_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+void desired_index_done(DesiredIndex *idx) {
+        free(idx->order);
+        *idx = (DesiredIndex) {};
+}
+
+static int desired_index_update(DesiredIndex *idx, const DesiredSet *config) {
+        size_t *order;
+
+        if (idx->order && idx->key == config->items && idx->n == config->n)
+                return 0;
+        order = malloc((config->n + 1) * sizeof(size_t));
+        if (!order)
+                return -ENOMEM;
+        for (size_t i = 0; i < config->n; i++)
+                order[i] = i;
+        sort_set = config;
+        qsort(order, config->n, sizeof(size_t), index_cmp);
+        sort_set = NULL;
+        free(idx->order);
+        *idx = (DesiredIndex) { .key = config->items, .n = config->n, .order = order };
+        return 0;
+}
+
+int client_changes_merge_below(const DesiredSet *config, DesiredIndex *idx, const ClientChanges *c,
+                               const Hierarchy *h, const char *below, DesiredSet *ret, size_t **ret_gone,
+                               size_t *ret_n_gone) {
+        _cleanup_free_ DesiredCgroup *view = NULL;
+        _cleanup_free_ size_t *pos = NULL;
+        size_t lo = 0, hi, n = 0;
+        int r;
+
+        r = desired_index_update(idx, config);
+        if (r < 0)
+                return r;
+        /* the first entry not before @below, then the run of its subtree */
+        hi = config->n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (path_cmp(config->items[idx->order[mid]].path, below) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        for (hi = lo; hi < config->n && cgroup_path_is_at_or_below(config->items[idx->order[hi]].path, below); hi++)
+                ;
+        view = calloc(hi - lo + 1, sizeof(DesiredCgroup));
+        pos = malloc((hi - lo + 1) * sizeof(size_t));
+        if (!view || !pos)
+                return -ENOMEM;
+        /* in the configuration's order, as the planner sees them unindexed */
+        for (size_t i = lo; i < hi; i++)
+                pos[n++] = idx->order[i];
+        qsort(pos, n, sizeof(size_t), size_cmp);
+        for (size_t i = 0; i < n; i++)
+                view[i] = config->items[pos[i]];
+        return client_changes_merge(&(DesiredSet) { .items = view, .n = n }, c, h, below, ret, ret_gone,
+                                    ret_n_gone);
 }

@@ -15,10 +15,12 @@
  * is dropped with a log line.
  */
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "cgbypass/config.h"
 #include "cgbypass/desired.h"
+#include "cgbypass/strbuf.h"
 
 #define CLIENT_CHANGES_FILE_NAME "client-changes"
 
@@ -109,3 +111,37 @@ int client_changes_load(const char *dir, ClientChanges *ret);
 
 /* Whether @path is @top or below it (absolute cgroup paths). */
 bool cgroup_path_is_at_or_below(const char *path, const char *top);
+
+/* The configuration's entries sorted by path, so that a subtree's are found without a walk of all. */
+typedef struct DesiredIndex {
+        const DesiredCgroup *key;       /* the set it was made for: items and n */
+        size_t n;
+        size_t *order;
+} DesiredIndex;
+
+void desired_index_done(DesiredIndex *idx);
+
+/*
+ * client_changes_merge() of @below's subtree, in time that grows with the
+ * subtree and the client changes, not with the whole configuration: @idx is
+ * (re)made when @config is another set than the last time.
+ */
+int client_changes_merge_below(const DesiredSet *config, DesiredIndex *idx, const ClientChanges *c,
+                               const Hierarchy *h, const char *below, DesiredSet *ret, size_t **ret_gone,
+                               size_t *ret_n_gone);
+
+/* One change as a line of the file, without the newline: "change PATH sc=... ctl=... admin=... owner=...". */
+void client_change_format(StrBuf *b, const ClientChange *x);
+
+/* client_changes_save() with the journal's sequence number of the last record it includes (0: none). */
+int client_changes_save_seq(const char *dir, const ClientChanges *c, uint64_t seq);
+
+/* client_changes_load(), and the sequence number the file was saved with (0: none). */
+int client_changes_load_seq(const char *dir, ClientChanges *ret, uint64_t *ret_seq);
+
+/*
+ * One line as client_change_format() wrote it, over @c: it replaces what @c
+ * said of that cgroup (a change that names no controller removes it).
+ * @line is cut up. Return: 0, -EBADMSG, -ENOMEM.
+ */
+int client_changes_parse_record(char *line, ClientChanges *c);

@@ -25,6 +25,8 @@ Manager *manager_free(Manager *m) {
         sd_event_unref(m->event);
         backend_free(m->backend);
         client_changes_done(&m->changes);
+        change_journal_done(&m->journal);
+        desired_index_done(&m->desired_index);
         desired_set_done(&m->desired);
         config_free(m->config);
         free(m);
@@ -104,7 +106,7 @@ static int load_client_changes(Manager *m) {
         ClientChanges c = {};
         int r;
 
-        r = client_changes_load(manager_state_dir(m), &c);
+        r = change_journal_load(&m->journal, manager_state_dir(m), &c);
         if (r == -EBADMSG) {
                 /* the offline modes change nothing here: the next change of a client replaces it */
                 log_warning("'%s/%s' is malformed; going on without client changes.", manager_state_dir(m),
@@ -168,29 +170,38 @@ char *manager_known_ancestor(const Manager *m, const char *path) {
 /* ---- learning what changed behind our back ---- */
 
 /* Client changes of cgroups that are gone (their owners removed them) go too. */
+static bool change_is_gone(Manager *m, const char *path) {
+        Cgroup *c;
+
+        if (hierarchy_lookup(backend_get_model(m->backend), path, &c) >= 0)
+                return false;
+        for (size_t j = 0; j < m->desired.n; j++)
+                if (streq(m->desired.items[j].path, path) && m->desired.items[j].create)
+                        return false;   /* the next apply makes it again */
+        return true;
+}
+
 static void forget_gone_changes(Manager *m) {
-        const Hierarchy *h = backend_get_model(m->backend);
-        bool dropped = false;
+        bool dropped = false, any = false;
         int r;
 
+        for (size_t i = 0; i < m->changes.n && !any; i++)
+                any = change_is_gone(m, m->changes.items[i].path);
+        if (!any)
+                return;
+        /* requests still committing keep their entries until they are told */
+        (void) manager_commit_changes(m);
         for (size_t i = m->changes.n; i-- > 0;) {
                 const char *path = m->changes.items[i].path;
-                bool created = false;
-                Cgroup *c;
 
-                if (hierarchy_lookup(h, path, &c) >= 0)
+                if (!change_is_gone(m, path))
                         continue;
-                for (size_t j = 0; j < m->desired.n; j++)
-                        if (streq(m->desired.items[j].path, path) && m->desired.items[j].create)
-                                created = true;
-                if (created)
-                        continue;       /* the next apply makes it again */
                 log_info("Forgetting the client change of %s: the cgroup is gone.", path);
                 client_changes_remove(&m->changes, i);
                 dropped = true;
         }
         if (dropped) {
-                r = client_changes_save(manager_state_dir(m), &m->changes);
+                r = manager_save_changes(m, &m->changes);
                 if (r < 0)
                         log_warning_errno(r, "Failed to save the client changes in '%s', ignoring: %m",
                                           manager_state_dir(m));
@@ -376,8 +387,10 @@ int manager_log_drift(Manager *m) {
         if (r < 0)
                 return log_warning_errno(r, "Failed to read the applied state in '%s', ignoring: %m",
                                          m->config->daemon.state_directory);
-        if (client_changes_load(manager_state_dir(m), &saved) < 0)
+        ChangeJournal journal = {};
+        if (change_journal_load(&journal, manager_state_dir(m), &saved) < 0)
                 saved = (ClientChanges) {};     /* load_client_changes() said so already */
+        change_journal_done(&journal);
         r = client_changes_merge(&applied, &saved, NULL, NULL, &merged, NULL, NULL);
         if (r >= 0)
                 r = policy_drift(backend_get_model(m->backend), merged.items, merged.n, &d, &n);
@@ -426,6 +439,7 @@ static int on_sim_save_timer(sd_event_source *s, uint64_t usec, void *userdata) 
 }
 
 void manager_flush(Manager *m) {
+        (void) manager_commit_changes(m);
         if (!m->sim_save)
                 return;
         m->sim_save = sd_event_source_disable_unref(m->sim_save);
@@ -466,8 +480,17 @@ int manager_save_state(Manager *m, const DesiredSet *desired, const ClientChange
         if (r >= 0 && desired)
                 r = state_file_save(manager_state_dir(m), desired);
         if (r >= 0)
-                r = client_changes_save(manager_state_dir(m), changes);
+                r = manager_save_changes(m, changes);
         return r;
+}
+
+int manager_save_changes(Manager *m, const ClientChanges *changes) {
+        (void) manager_commit_changes(m);
+        return change_journal_snapshot(&m->journal, changes);
+}
+
+int manager_save_backend(Manager *m) {
+        return save_backend(m);
 }
 
 /*
@@ -510,6 +533,8 @@ int manager_apply_with(Manager *m, const DesiredSet *desired, ClientChanges *cha
         if (!ret_outcome)
                 ret_outcome = &dummy;
         *ret_outcome = APPLY_REFUSED;
+        /* requests still committing are told first: a failed commit takes them back before this plans */
+        (void) manager_commit_changes(m);
         r = plan_with(m, desired, changes, &p, errs);
         if (r >= 0)
                 r = plan_drop_in_sync(p, m->backend);

@@ -18,6 +18,7 @@
 #include "cgbypass/policy.h"
 #include "callers.h"
 #include "cgroup-changed.h"
+#include "change-journal.h"
 #include "client-changes.h"
 #include "polkit.h"
 #include "read-view.h"
@@ -49,12 +50,25 @@ typedef struct ManagerOptions {
         bool read_only;                 /* --check-config, --plan: beside a running daemon */
 } ManagerOptions;
 
+typedef struct ChangeCommit ChangeCommit;
+typedef struct Manager Manager;
+
+/* A request's outcome, once its record is durable (@r 0) or it was taken back. */
+typedef void (*ChangeDone)(Manager *m, int r, const Refusal *f, size_t ops, void *userdata);
+
+#define MANAGER_COMMIT_MAX      256     /* applied requests waiting for one commit, at most */
+
 typedef struct Manager {
         ManagerOptions options;
         Config *config;
         DesiredSet desired;             /* the configuration's */
         Backend *backend;
-        ClientChanges changes;          /* the client changes, as applied and saved */
+        ClientChanges changes;          /* the client changes, as applied (and saved, or committing) */
+        ChangeJournal journal;          /* change-journal.c: how they are saved */
+        ChangeCommit *commits, *commits_last; /* change.c: applied, waiting for their record's commit */
+        size_t n_commits;
+        sd_event_source *commit;        /* the deferred group commit */
+        DesiredIndex desired_index;     /* @desired by path, for a request's subtree */
 
         /* the service */
         sd_event *event;
@@ -165,9 +179,23 @@ char *manager_known_ancestor(const Manager *m, const char *path);
  * @ret_refusal set (-ENOENT REFUSAL_NO_SUCH_CGROUP; the model's -errno
  * REFUSAL_MODEL; -EBUSY REFUSAL_BREAKS_BELOW; the state's -errno
  * REFUSAL_NOT_RECORDED); nothing changed then.
+ *
+ * With @done and an event loop, the record is committed with those of the
+ * requests that come meanwhile (one fdatasync() for all): 1 is returned and
+ * @done is called once the record is durable, or with the refusal when the
+ * commit failed and the change was taken back. Otherwise committed at once.
  */
 int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, size_t *ret_ops,
-                   Refusal *ret_refusal);
+                   Refusal *ret_refusal, ChangeDone done, void *userdata);
+
+/*
+ * Commit the records of the applied requests now and tell each its outcome;
+ * on failure every one of them is taken back, newest first. Return: 0 or the commit's -errno.
+ */
+int manager_commit_changes(Manager *m);
+
+/* The client changes as the new snapshot (after manager_commit_changes()). Return: 0 or -errno. */
+int manager_save_changes(Manager *m, const ClientChanges *changes);
 
 /**
  * manager_reload() - re-read the configuration and apply it with the client changes
@@ -198,6 +226,9 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reter
 int manager_refresh_for(Manager *m, const char *scope, Snapshot *before);
 
 void manager_log_apply_failure(const Plan *p, int r, const ApplyFailure *f);
+
+/* The backend's state alone (a sim's a little later). Return: 0 or -errno. */
+int manager_save_backend(Manager *m);
 
 /* The backend's state, @desired (NULL: as it is) and @changes. Return: 0 or -errno. */
 int manager_save_state(Manager *m, const DesiredSet *desired, const ClientChanges *changes);

@@ -343,7 +343,7 @@ int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, Refu
         config_remove_delegation(m->config, idx);
         /* the owner's switches are history; the cgroups keep their controllers */
         if (client_changes_prune(&m->changes, m->config) > 0) {
-                r = client_changes_save(manager_state_dir(m), &m->changes);
+                r = manager_save_changes(m, &m->changes);
                 if (r < 0)
                         log_warning_errno(r, "Failed to save the client changes in '%s', ignoring: %m",
                                           manager_state_dir(m));

@@ -152,6 +152,10 @@ $nobody_uid
 cpu
 io" ] && ok "ListDelegations: cgroup, owner uid, controllers" || not_ok "ListDelegations" "$out"
 
+# the client changes as recorded: the snapshot, then the journal's records (change-journal.h)
+recorded_changes() {
+	cat "$state/client-changes" "$state/client-changes.journal" 2>/dev/null | sed -E 's/^[0-9]+ [0-9a-f]{16} //'
+}
 # changes by root: the sim's files show them, CgroupChanged goes out, the state is recorded
 watch_start || not_ok "the signal watcher did not start"
 c EnableController /srv/owner cpu
@@ -159,8 +163,8 @@ c EnableController /srv/owner cpu
 	[ -e "$root/srv/owner/cpu.weight" ] && ok "EnableController /srv/owner cpu: the sim's files show it" ||
 	not_ok "EnableController" "$out $(cat "$root/srv/owner/cgroup.controllers")"
 seen /srv/owner && ok "CgroupChanged /srv/owner seen" || not_ok "no CgroupChanged for /srv/owner" "$(cat "$D/signals")"
-grep -qx 'change /srv/owner sc= ctl=+cpu admin=cpu owner=-' "$state/client-changes" &&
-	ok "the client change is recorded in the state directory" || not_ok "client-changes" "$(cat "$state/client-changes")"
+grep -qx 'change /srv/owner sc= ctl=+cpu admin=cpu owner=-' <(recorded_changes) &&
+	ok "the client change is recorded in the state directory" || not_ok "client-changes" "$(cat <(recorded_changes))"
 c SetSubtreeControl /srv/owner '#cpu #io'
 [ $st -eq 0 ] && [ "$(cat "$root/srv/owner/cgroup.subtree_control")" = "#cpu #io" ] &&
 	ok "SetSubtreeControl /srv/owner '#cpu #io'" || not_ok "SetSubtreeControl" "$out"

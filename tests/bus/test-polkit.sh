@@ -200,11 +200,15 @@ wait "$slow_pid"
 	ok "while a check is pending other callers are served; the pending one succeeds after polkit" ||
 	not_ok "pending check" "others: $others_st $others; pending: $pending; $(cat "$D/slow.out")"
 
+# the client changes as recorded: the snapshot, then the journal's records (change-journal.h)
+recorded_changes() {
+	cat "$state/client-changes" "$state/client-changes.journal" 2>/dev/null | sed -E 's/^[0-9]+ [0-9a-f]{16} //'
+}
 # a client that disconnects while its check is pending: nothing applied, nothing kept
 out=$(bus_env_as "$alice" "$client" abandon 500 EnableController /srv/alice/slow2 cpu 2>&1)
 sleep 4
 [ "$out" = sent ] && [ "$(cat "$root/srv/alice/slow2/cgroup.controllers")" = "#cpu #io" ] &&
-	! grep -q '^change /srv/alice/slow2 ' "$state/client-changes" &&
+	! grep -q '^change /srv/alice/slow2 ' <(recorded_changes) &&
 	grep -q "disconnected while polkit was asked" "$BUS_ENV_DAEMON_LOG" && [ "$(key /srv/alice/slow2 controllers)" = "#cpu #io" ] &&
 	ok "a client that disconnects during a pending check: dropped, nothing applied, the daemon serves on" ||
 	not_ok "disconnect" "$out $(cat "$root/srv/alice/slow2/cgroup.controllers") $(grep slow2 "$BUS_ENV_DAEMON_LOG")"
@@ -318,8 +322,8 @@ kill -0 "$BUS_ENV_DAEMON_PID" && ok "the daemon lives on" || not_ok "the daemon 
 # a restart keeps what the owners set
 bus_env_stop_daemon
 [ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ok "SIGTERM with checks done: exit 0" || not_ok "exit status $BUS_ENV_DAEMON_STATUS"
-grep -q "change /srv/alice sc=#cpu,#io ctl=+cpu admin= owner=$alice_uid" "$state/client-changes" &&
-	ok "the owner's changes are recorded with the owner" || not_ok "client-changes" "$(cat "$state/client-changes")"
+grep -q "change /srv/alice sc=#cpu,#io ctl=+cpu admin= owner=$alice_uid" <(recorded_changes) &&
+	ok "the owner's changes are recorded with the owner" || not_ok "client-changes" "$(cat <(recorded_changes))"
 start || not_ok "restart"
 [ "$(key /srv/alice controllers)" = "cpu #io memory" ] && [ "$(key /srv/alice subtree_control)" = "#cpu #io" ] &&
 	[ "$(key /srv/alice/job controllers)" = "#cpu #io" ] && [ "$(key /srv/alice/slow controllers)" = "cpu #io" ] &&
@@ -342,8 +346,8 @@ PY
 	[ "$(owner_of "$root/srv/bob/cgroup.procs")" = root ] && grep -q "Took /srv/bob back" "$BUS_ENV_DAEMON_LOG" &&
 	ok "a reload without bob's delegation takes /srv/bob back" || not_ok "take back" "$(ls -la "$root/srv/bob" | head -3)"
 grep -q "Dropping the client change of /srv/alice/details for io" "$BUS_ENV_DAEMON_LOG" &&
-	! grep -q "^change /srv/alice/details " "$state/client-changes" &&
-	ok "... and drops alice's io change, no longer delegated" || not_ok "drop io" "$(cat "$state/client-changes")"
+	! grep -q "^change /srv/alice/details " <(recorded_changes) &&
+	ok "... and drops alice's io change, no longer delegated" || not_ok "drop io" "$(cat <(recorded_changes))"
 expect "$bob" NotManaged "bob, without his delegation" EnableController /srv/bob cpu
 expect "$alice" ControllerNotDelegated "alice, io no longer delegated" BypassController /srv/alice/details io
 as "$bob" Reload

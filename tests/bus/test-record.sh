@@ -143,8 +143,10 @@ make_rw
 as "$alice" EnableController /srv/alice/c1 cpu
 [ $st -eq 0 ] && grep -qw cpu "$root/srv/alice/c1/cgroup.controllers" &&
 	ok "writable again: the owner's change is applied" || not_ok "writable again" "$out"
-grep -q "^change /srv/alice/c1 " "$state/client-changes" && ok "writable again: and recorded" ||
-	not_ok "not recorded" "$(cat "$state/client-changes")"
+# in the snapshot, or in a commit of the journal after it (change-journal.h)
+cat "$state/client-changes" "$state/client-changes.journal" 2>/dev/null | grep -qE '^([0-9]+ [0-9a-f]{16} )?change /srv/alice/c1 ' &&
+	ok "writable again: and recorded" ||
+	not_ok "not recorded" "$(cat "$state/client-changes" "$state/client-changes.journal" 2>&1 | tr -s ' ')"
 bus_env_stop_daemon
 [ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ! grep -qi sanitizer "$BUS_ENV_DAEMON_LOG" && ok "clean exit, no sanitizer report" ||
 	not_ok "exit" "status $BUS_ENV_DAEMON_STATUS $(grep -i -A8 sanitizer "$BUS_ENV_DAEMON_LOG")"

@@ -10,7 +10,11 @@
 # times (default 10) at random moments and started again; after each start
 # every cgroup must show its last acknowledged state (or the change that
 # was in flight, unanswered). After the bursts, one more kill and start, and
-# every final acknowledged state is checked again. TAP; the last line counts.
+# every final acknowledged state is checked again. Then CGB_CRASH_REPLY_KILLS
+# times (default 100) one request, and SIGKILL the moment its reply is in:
+# after the start, the cgroup and the record (the snapshot and the journal's
+# commits, change-journal.h) must both say what was acknowledged. TAP; the
+# last line counts.
 #
 # usage: test-daemon-kill.sh SRCDIR CGBYPASSD BURST-CLIENT
 set -uo pipefail
@@ -115,6 +119,41 @@ if start; then
 else
 	not_ok "cgbypassd did not come back after the last kill" "$(tail -n 20 "$BUS_ENV_DAEMON_LOG")"
 fi
+# kill -9 right after a reply: the record was durable before the reply left
+reply_kills=${CGB_CRASH_REPLY_KILLS:-100}
+# recorded PATH: the controllers token of PATH's last record (snapshot, then the journal's complete lines)
+recorded() {
+	cat "$D/state/client-changes" "$D/state/client-changes.journal" 2>/dev/null |
+		awk -v p="$1" '{ for (i = 1; i <= NF; i++) if ($i == "change" && $(i + 1) == p) { t = ""
+			for (j = i + 2; j <= NF; j++) if ($j ~ /^ctl=/) t = substr($j, 5); last = t } }
+			END { print last }'
+}
+lost=0
+done_kills=0
+o=${owners[0]}
+for ((i = 0; i < reply_kills; i++)); do
+	k=$((RANDOM % 4))
+	if ((RANDOM % 2)); then method=EnableController want_file=cpu want_rec=+cpu
+	else method=BypassController want_file='#cpu' want_rec='#cpu'; fi
+	bus_env_as "$o" busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager "$method" ss \
+		"/srv/$o/c$k" cpu >/dev/null 2>&1 || { lost=$((lost + 1)); echo "# $method c$k was refused"; continue; }
+	{ bus_env_stop_daemon KILL; } 2>/dev/null
+	done_kills=$((done_kills + 1))
+	start || { lost=$((lost + 1)); echo "# no restart after reply kill $i"; break; }
+	got_file=$(cat "$root/srv/$o/c$k/cgroup.controllers" 2>/dev/null)
+	got_rec=$(recorded "/srv/$o/c$k")
+	if [[ " $got_file " != *" $want_file "* ]] || [[ ",$got_rec," != *",$want_rec,"* ]]; then
+		lost=$((lost + 1))
+		echo "# after $method c$k and a kill: cgroup.controllers '$got_file', record '$got_rec'"
+	fi
+done
+[ $lost -eq 0 ] && [ $done_kills -ge "$reply_kills" ] &&
+	ok "killed right after $done_kills replies: every acknowledged change was in the cgroup and in the record" ||
+	not_ok "$lost of $reply_kills acknowledged changes lost or refused after a kill right after the reply"
+killed=$((killed + done_kills))
+acked=$((acked + done_kills))
+checked=$((checked + done_kills))
+
 bus_env_stop_daemon TERM
 echo "# daemon kills: $killed, acknowledged changes: $acked, states checked after a kill: $checked"
 bus_env_done
