@@ -66,6 +66,15 @@ int cfvalue_write(const char *file, const char *shown, const char *value, CfValu
 int cfvalue_check(const char *file, const char *value, const char **reterr_why);
 
 /**
+ * cfvalue_device() - whether @value names a block device (io.weight, io.max)
+ *
+ * The kernel opens the device before it reads the rest of the value.
+ * Return: 1 (a well-formed MAJ:MIN), 0 (no device), -EINVAL (a malformed
+ * one), -ENOENT (FILE not known).
+ */
+int cfvalue_device(const char *file, const char *value);
+
+/**
  * cfvalue_in_sync() - whether writing @value would leave FILE showing @shown
  * @shown: what the file shows now
  *

@@ -99,8 +99,8 @@ snap() {
 	(cd "$root" && find . -printf '%p %U %m\n' | sort && cat "$state/applied-state" "$state/delegations" 2>/dev/null)
 }
 A=$root/srv/alice
-# (the modeled kernel has no io.weight: it comes with blk-iocost, which the model leaves out)
-knobs="cpu.weight io.max memory.max"
+# io.weight comes with blk-iocost, which the VM kernel (and so the model) has
+knobs="cpu.weight io.weight io.max memory.max"
 
 start || { echo "Bail out! cgbypassd did not start"; exit 1; }
 
@@ -125,7 +125,7 @@ for c in before after; do
 		fi
 	done
 done
-[ -n "$child_ok" ] && ok "the owner writes cpu.weight, io.max and memory.max in a child made before and after"
+[ -n "$child_ok" ] && ok "the owner writes cpu.weight, io.weight, io.max and memory.max in a child made before and after"
 [ "$(cat "$A/before/cpu.weight")" = 50 ] && ok "... and the write landed" || not_ok "cpu.weight" "$(cat "$A/before/cpu.weight")"
 root_ok=1
 for k in $knobs cgroup.subtree_control cgroup.controllers; do

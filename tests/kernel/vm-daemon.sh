@@ -3,16 +3,24 @@
 # The daemon end to end in the VM, on both kernels: dbus-daemon, the real
 # polkitd, cgbypassd with backend auto (native on the patched kernel,
 # emulated on the stock one) and an unprivileged owner re-enabling and
-# bypassing cpu in its delegation with cgbypassctl; checked in the daemon's
-# answers and the kernel's own files (vm-daemon-guest.sh, run inside). TAP.
+# bypassing cpu in its delegation with cgbypassctl; a run-time delegation
+# made by a root client, the owner's knobs, CgroupChanged for an owner's
+# mkdir, policy values, a hostile owner; checked in the daemon's answers and
+# the kernel's own files (vm-daemon-guest.sh, run inside). The example client
+# is built here as a third party would build it: examples/client.c against a
+# DESTDIR install with pkg-config alone (as tests/lib/test-lib-client.sh). TAP.
 #
-# usage: vm-daemon.sh CGBYPASSD CGBYPASSCTL
+# usage: vm-daemon.sh CGBYPASSD CGBYPASSCTL PROBE MESON BUILDDIR LIBDIR
 # The kernels come from CGB_KERNEL_PATCHED and CGB_KERNEL_STOCK, or are built
 # (cached) with kernel/build-kernel.sh. Skips without qemu.
 set -euo pipefail
 
 daemon=${1:?cgbypassd}
 ctl=${2:?cgbypassctl}
+probe=${3:?vm-owner-probe}
+meson=${4:?meson}
+build=${5:?build dir}
+libdir=${6:?libdir}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 if ! command -v qemu-system-x86_64 >/dev/null; then
@@ -26,17 +34,31 @@ vm_require
 	vm_fail "polkitd is not installed (tools/deps.sh test installs it)"
 command -v dbus-daemon >/dev/null || vm_fail "dbus-daemon is not installed (tools/deps.sh test installs it)"
 [ -x /usr/bin/setpriv ] || vm_fail "setpriv (util-linux) is missing"
-for b in "$daemon" "$ctl"; do
+for b in "$daemon" "$ctl" "$probe"; do
 	[ -x "$b" ] || vm_fail "$b is not built"
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cgb-vm-daemon.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# the example client from the installed files only, and the errnos org.cgbypass1(5) documents
+dest=$tmp/dest
+DESTDIR=$dest "$meson" install -C "$build" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
+	vm_fail "meson install into a DESTDIR failed: $(tail -n 5 "$tmp/install.log")"
+flags=$(PKG_CONFIG_PATH=$dest$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs libcgbypass) ||
+	vm_fail "pkg-config --cflags --libs libcgbypass failed on the DESTDIR install"
+# shellcheck disable=SC2086 # pkg-config's flags are words
+cc -Wall -Wextra -Werror -o "$tmp/client" "$top/examples/client.c" $flags 2>"$tmp/cc.log" ||
+	vm_fail "examples/client.c does not build from the installed .pc: $(cat "$tmp/cc.log")"
+sed -nE 's/^\.BR org\.cgbypass1\.Error\.([A-Za-z]+) " \(([A-Z]+)\)"$/\1 \2/p' "$top/man/org.cgbypass1.5" >"$tmp/errnos"
+[ -s "$tmp/errnos" ] || vm_fail "no error names with errnos in man/org.cgbypass1.5"
 # setpriv is also a busybox applet (without --reuid): the guest calls /usr/local/bin/setpriv
-if ! "$top/kernel/build-initramfs.sh" --out "$tmp/initrd.gz" --with-polkit \
+# ldd finds the installed libcgbypass.so.1 for the client (build-initramfs.sh puts it in /lib)
+if ! LD_LIBRARY_PATH=$dest$libdir "$top/kernel/build-initramfs.sh" --out "$tmp/initrd.gz" --with-polkit \
 	--user alice:1000 --user bob:1001 \
 	--bin "$daemon:/usr/local/bin/cgbypassd" --bin "$ctl:/usr/local/bin/cgbypassctl" \
 	--bin /usr/bin/setpriv:/usr/local/bin/setpriv \
+	--bin "$tmp/client:/usr/local/bin/cgb-client" --bin "$probe:/usr/local/bin/vm-owner-probe" \
+	--file "$tmp/errnos:/usr/local/share/cgb-errnos" \
 	--file "$top/dbus/org.cgbypass1.conf:/etc/dbus-1/system.d/org.cgbypass1.conf" \
 	--file "$top/polkit/org.cgbypass1.policy:/usr/share/polkit-1/actions/org.cgbypass1.policy" \
 	--file "$here/vm-daemon-guest.sh:/usr/local/bin/vm-daemon-guest.sh" >"$tmp/initramfs.log" 2>&1; then

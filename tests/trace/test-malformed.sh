@@ -59,8 +59,8 @@ case_ "kill after a failed spawn" 2 "not alive (its spawn failed on line 1)" 1 <
 case_ "kill of a killed label" 4 "not alive (killed on line 3)" 3 --rules stock <<<$'mkdir A\nspawn x A\nkill x\nkill x'
 case_ "spawn failure is not malformed, a later move is" 5 "its spawn failed on line 4" 4 \
 	<<<$'mkdir A\nwrite . cgroup.subtree_control +memory\nwrite A cgroup.subtree_control #memory\nspawn x A\nmove x .'
-case_ "write the model does not implement" 3 "does not implement writes to 'cpu.weight'" 2 \
-	<<<$'mkdir A\nwrite . cgroup.subtree_control +cpu\nwrite A cpu.weight 50'
+case_ "write the model does not implement" 3 "does not implement writes to 'cgroup.freeze'" 2 \
+	<<<$'mkdir A\nwrite . cgroup.subtree_control +cpu\nwrite A cgroup.freeze 1'
 case_ "read the model does not implement" 2 "does not implement reads of 'cgroup.stat'" 1 <<<$'mkdir A\nread A cgroup.stat'
 case_ "a one-line trace" 1 "unknown operation 'bogus'" 0 <<<'bogus'
 # the same through standard input: the name is <stdin>

@@ -638,18 +638,17 @@ static int keyed_update(Ctx *x, const char *key, const char *line) {
 static int write_io_weight(Ctx *x, char *buf) {
         unsigned maj, min;
         unsigned long long v;
-        const char *body, *e;
+        const char *body, *s = buf;
         char key[32], line[64];
 
         if (!strchr(buf, ':')) {
-                /* sscanf(buf, "default %u") || sscanf(buf, "%u") */
-                const char *s = buf;
-                while (isspace((unsigned char) *s))
-                        s++;
+                /* sscanf(buf, "default %u") || sscanf(buf, "%u"): the literal only matches at the
+                 * very start (" default 5" is EINVAL), %u skips blanks and stores an unsigned int */
                 if (startswith(s, "default"))
                         s += 7;
                 if (!scan_ull(s, &v, NULL))
                         return -EINVAL;
+                v = (unsigned) v;
                 if (v < CGROUP_WEIGHT_MIN || v > CGROUP_WEIGHT_MAX)
                         return -EINVAL;
                 (void) snprintf(line, sizeof(line), "default %llu", v);
@@ -662,7 +661,10 @@ static int write_io_weight(Ctx *x, char *buf) {
         (void) snprintf(key, sizeof(key), "%u:%u", maj, min);
         if (startswith(body, "default"))
                 return keyed_update(x, key, NULL);
-        if (!scan_ull(body, &v, &e) || v < CGROUP_WEIGHT_MIN || v > CGROUP_WEIGHT_MAX)
+        if (!scan_ull(body, &v, NULL))
+                return -EINVAL;
+        v = (unsigned) v;
+        if (v < CGROUP_WEIGHT_MIN || v > CGROUP_WEIGHT_MAX)
                 return -EINVAL;
         (void) snprintf(line, sizeof(line), "%s %llu", key, v);
         return keyed_update(x, key, line);
@@ -861,6 +863,23 @@ int cfvalue_check(const char *file, const char *value, const char **reterr_why) 
                                                                          NULL, NULL, &shown, NULL) >= 0))
                 return 0;
         return r;
+}
+
+int cfvalue_device(const char *file, const char *value) {
+        const CfValueType *t = type_of(file);
+        unsigned maj, min;
+        const char *body;
+
+        if (!t)
+                return -ENOENT;
+        if (t->syntax == SYN_IO_WEIGHT && !strchr(value, ':'))
+                return 0;
+        if (t->syntax != SYN_IO_WEIGHT && t->syntax != SYN_IO_MAX)
+                return 0;
+        /* blkcg_conf_open_bdev(): sscanf("%u:%u%n"), then a blank before the body */
+        if (parse_dev(value, &maj, &min, &body) < 0 || !isspace((unsigned char) *body))
+                return -EINVAL;
+        return 1;
 }
 
 /* Equal but for trailing white space: the kernel's files end in a newline, values do not. */

@@ -133,6 +133,12 @@ int cgroup_value_write(Hierarchy *h, Cgroup *c, const char *file, const char *va
         /* kernel: cgroup_file_write() returns before any handler runs */
         if (value[0] == '\0')
                 return 0;
+        /* blkg_conf_prep(): the modeled VM kernel has no block device to open */
+        r = cfvalue_device(file, value);
+        if (r != 0) {
+                reason_set(reterr_reason, r > 0 ? REASON_NONE : REASON_PARSE);
+                return r > 0 ? -ENODEV : r;
+        }
         r = cgroup_value_read(h, c, file, &now);
         if (r < 0)
                 return r;

@@ -125,6 +125,9 @@ static int model_run_op(void *userdata, const TraceOp *op, long proc, TraceOutco
                 if (r < 0)
                         break;
                 r = cgroup_write(m->h, c, op->file, op->content, NULL);
+                /* a controller's knob: the model keeps its value (model-values.c) */
+                if (r == -ENOSYS)
+                        r = cgroup_value_write(m->h, c, op->file, op->content, NULL);
                 if (r == -ENOSYS) {
                         *reterr_msg = trace_strdupf("the model does not implement writes to '%s'", op->file);
                         return *reterr_msg ? -EBADMSG : -ENOMEM;
@@ -155,6 +158,8 @@ static int model_run_op(void *userdata, const TraceOp *op, long proc, TraceOutco
                         break;
                 }
                 r = cgroup_read(m->h, c, op->file, &o->text);
+                if (r == -ENOSYS)
+                        r = cgroup_value_read(m->h, c, op->file, &o->text);
                 if (r == -ENOSYS) {
                         *reterr_msg = trace_strdupf("the model does not implement reads of '%s'", op->file);
                         return *reterr_msg ? -EBADMSG : -ENOMEM;

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * kernel/files-6.1.txt, the ls -la of the VM kernel's root, 'child' and
+ * 'child/grandchild' with every controller enabled, is what the model lists
+ * with the same modes: the capture binds cftype-table.c. The stock kernel
+ * differs only in cgroup.controllers (no write handler: -r--r--r--).
+ */
+#include "model-test.h"
+
+static const char *const dirs[] = { ".", "child", "child/grandchild" };
+
+/* The "mode name" lines of one '## ls -la' section of the capture, joined. */
+static char *captured(const char *dir, bool stock) {
+        const char *path = getenv("CGB_FILES_LIST");
+        char line[512], head[128];
+        size_t size = 0;
+        char *out = NULL;
+        FILE *f, *o;
+        bool in = false;
+
+        ck_assert_msg(path, "CGB_FILES_LIST is not set");
+        f = fopen(path, "re");
+        ck_assert_msg(f, "%s: %s", path, strerror(errno));
+        o = open_memstream(&out, &size);
+        ck_assert_ptr_nonnull(o);
+        snprintf(head, sizeof(head), "## ls -la /sys/fs/cgroup/%s (mode name)\n", dir);
+        while (fgets(line, sizeof(line), f)) {
+                if (startswith(line, "## ")) {
+                        in = streq(line, head);
+                        continue;
+                }
+                if (!in)
+                        continue;
+                if (stock && streq(line, "-rw-r--r-- cgroup.controllers\n"))
+                        fputs("-r--r--r-- cgroup.controllers\n", o);
+                else
+                        fputs(line, o);
+        }
+        fclose(f);
+        fclose(o);
+        return out;
+}
+
+static char *modeled(const Hierarchy *h, const char *dir) {
+        _cleanup_strv_free_ char **files = NULL;
+        Cgroup *c = cg(h, dir);
+        size_t size = 0;
+        char *out = NULL;
+        FILE *o = open_memstream(&out, &size);
+
+        ck_assert_ptr_nonnull(o);
+        ck_assert_int_eq(cgroup_list_files(h, c, &files), 0);
+        for (char **f = files; *f; f++) {
+                /* backend-sim.c renders the modes the same way */
+                const char *mode = cgroup_file_writable(h, c, *f) ? "-rw-r--r--" : "-r--r--r--";
+                char *s = NULL;
+                if (cgroup_read(h, c, *f, &s) == -EINVAL)
+                        mode = "--w-------"; /* no read handler */
+                free(s);
+                fprintf(o, "%s %s\n", mode, *f);
+        }
+        fclose(o);
+        return out;
+}
+
+START_TEST(test_files_list) {
+        RuleSet rules = _i == 0 ? RULES_BYPASS : RULES_STOCK;
+        _cleanup_(hierarchy_freep) Hierarchy *h = hnew(rules, VM);
+        const char *all = "+cpuset +cpu +io +memory +hugetlb +pids +rdma +misc";
+
+        ck_assert_int_eq(cgroup_write(h, cg(h, "."), "cgroup.subtree_control", all, NULL), 0);
+        MKDIR(h, "child");
+        ck_assert_int_eq(cgroup_write(h, cg(h, "child"), "cgroup.subtree_control", all, NULL), 0);
+        MKDIR(h, "child/grandchild");
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *want = captured(dirs[i], rules == RULES_STOCK);
+                _cleanup_free_ char *got = modeled(h, dirs[i]);
+                ck_assert_msg(strlen(want) > 100, "no '## ls -la' section for %s in the capture", dirs[i]);
+                ck_assert_msg(streq(want, got), "%s, rules %s:\n--- kernel/files-6.1.txt\n%s--- model\n%s",
+                              dirs[i], _i == 0 ? "bypass" : "stock", want, got);
+        }
+}
+END_TEST
+
+static Suite *files_list_suite(void) {
+        Suite *s = suite_create("model-files-list");
+        TCase *tc = tcase_create("capture");
+
+        tcase_add_loop_test(tc, test_files_list, 0, 2);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return run_suite(files_list_suite());
+}
