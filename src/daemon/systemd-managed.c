@@ -35,7 +35,13 @@ static int check_path(const char *path, bool strictly_below, const ConfigLocatio
                                          "runs under systemd and configures only subtrees systemd delegates",
                                          path) < 0 ? -ENOMEM : -EINVAL;
         }
-        if (u.delegate && u.cgroup && path_at_or_below(path, u.cgroup)) {
+        if (u.delegate && u.id && startswith(u.id, "user@"))
+                /* delegated, but to the user's own systemd, which rewrites it as PID 1 does its part */
+                r = config_errors_add(errs, loc, "%s is in %s of %s, which the user's own systemd manages: a "
+                                      "configuration cannot name a login session's cgroups. Delegate a scope "
+                                      "the user starts with 'systemd-run --user --scope -p Delegate=yes' at "
+                                      "run time instead ('cgbypassctl delegate')", path, strempty(u.cgroup), u.id);
+        else if (u.delegate && u.cgroup && path_at_or_below(path, u.cgroup)) {
                 if (!strictly_below || !streq(path, u.cgroup)) {
                         systemd_unit_done(&u);
                         return 0;

@@ -83,8 +83,11 @@ static const struct {
           "its own controllers and values are systemd's", NULL },
         /* [delegate]: at or below a delegated unit */
         { "[delegate]\npath = /system.slice/host.service\nuser = 4242\ncontrollers = cpu\n", NULL, NULL },
+        /* delegated to the user's own systemd, which manages it */
         { "[delegate]\npath = /user.slice/user-1000.slice/user@1000.service/app.slice/x\nuser = 1000\n"
-          "controllers = cpu\n", NULL, NULL },
+          "controllers = cpu\n", "/user.slice/user-1000.slice/user@1000.service/app.slice/x is in "
+          "/user.slice/user-1000.slice/user@1000.service of user@1000.service, which the user's own systemd manages",
+          "systemd-run --user --scope -p Delegate=yes" },
         { "[delegate]\npath = /user.slice/user-1000.slice/x\nuser = 1000\ncontrollers = cpu\n",
           "/user.slice/user-1000.slice/x is managed by systemd (it is in /user.slice/user-1000.slice of "
           "user-1000.slice", NULL },
