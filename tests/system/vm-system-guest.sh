@@ -189,6 +189,39 @@ has "the boot's journal: the daemon came up with backend $backend" \
 is "the Backend property on the system bus: $backend" "s \"$backend\"" \
 	"$(busctl get-property org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager Backend 2>&1)"
 
+# ---- the administrator: the container-host example, applied at boot ----
+# (vm-system.sh installed conf.d/examples/container-host.conf and
+# containers.service, enabled, before the first boot)
+CT=/system.slice/containers.service
+is "containers.service (the example's Delegate=yes unit) runs" active "$(systemctl is-active containers.service 2>&1)"
+is "... ordered before cgbypassd.service" yes \
+	"$(systemctl show -P Before containers.service | tr ' ' '\n' | grep -qx cgbypassd.service && echo yes)"
+is "its process sits in its leaf" "0::$CT/supervisor" \
+	"$(cat "/proc/$(unit_prop containers.service MainPID)/cgroup" 2>&1)"
+has "the boot's journal: the service applied the example at boot" \
+	"$(journalctl -b -u cgbypassd.service --no-pager -o cat)" '^Applied the configuration: [1-9][0-9]* operation(s)\.$'
+plan=$(cgbypassd --plan 2>&1)
+st=$?
+[ $st -eq 0 ] && [ -z "$plan" ] && ok "cgbypassd --plan is empty afterwards: the hierarchy is as configured" ||
+	not_ok "cgbypassd --plan: exit $st" "$plan"
+run root tree cpu
+echo "# cgbypassctl tree cpu, the lines of $CT:"
+evidence "$(printf '%s\n' "$out" | grep -F "$CT")"
+has "cgbypassctl tree cpu: $CT's cpu is shared by supervisor and runtime (cpu bypassed below it)" "$out" \
+	"[-]$CT, $CT/supervisor, $CT/runtime\$"
+[ $st -eq 0 ] && ! printf '%s\n' "$out" | grep -q "[-]$CT/" && ok "... and no cgroup below $CT has a cpu of its own" ||
+	not_ok "cgbypassctl tree cpu: a cgroup below $CT has its own cpu (exit $st)" "$out$err"
+if [ "$backend" = native ]; then
+	is "$CT/runtime in the kernel: cpu and io bypassed, memory and pids" "#cpu #io memory pids" \
+		"$(cgfile "$CT/runtime" cgroup.controllers)"
+else
+	is "$CT/runtime in the kernel: memory and pids (cpu and io bypassed by the daemon)" "memory pids" \
+		"$(cgfile "$CT/runtime" cgroup.controllers)"
+fi
+show_has "the daemon's view of $CT/runtime: cpu and io bypassed" "$CT/runtime" "Controllers: #cpu #io memory pids"
+show_has "... delegated to bob, as the example says (user = 1001)" "$CT/runtime" "Delegated to: bob (1001)"
+is "$CT/runtime is bob's" 1001 "$(stat -c %u "$CG$CT/runtime" 2>&1)"
+
 # ---- bus activation ----
 systemctl stop cgbypassd.service
 is "systemctl stop: inactive" inactive "$(systemctl is-active cgbypassd.service 2>&1)"
@@ -272,6 +305,35 @@ is "cgbypassd.service stays active" active "$(systemctl is-active cgbypassd.serv
 is "... in the same process" "$pid0" "$(unit_prop cgbypassd.service MainPID)"
 is "... and the kernel is unchanged" "$before" "$(tree "$HOST")"
 rm /etc/cgbypassd/conf.d/60-broken.conf
+reload_wait
+has "the file removed, a reload is accepted again" "$reload_log" 'Reloaded the configuration: 0 operation(s)\.$'
+
+# ---- the rule: no cgroup systemd manages (cgbypassd(8), SYSTEMD) ----
+cat >/etc/cgbypassd/conf.d/70-systemd.conf <<EOF
+[cgroup]
+path = /
+subtree-control = +hugetlb
+
+[cgroup]
+path = /system.slice/dbus.service/x
+subtree-control = +memory
+EOF
+root_sc=$(cgfile / cgroup.subtree_control)
+check=$(cgbypassd --check-config 2>&1)
+is "cgbypassd --check-config refuses cgroups systemd manages (exit 1)" 1 "$?"
+evidence "$check"
+has "... /: the reason, at the path line" "$check" \
+	'70-systemd.conf:3: / is managed by systemd (it is in /\{0,1\} of -\.slice, which has no Delegate=yes): systemd rewrites'
+has "... the unit systemd answers for /system.slice/dbus.service/x" "$check" \
+	'70-systemd.conf:7: /system\.slice/dbus\.service/x is managed by systemd (it is in /system\.slice/dbus\.service of dbus\.service,'
+has "... and the fix" "$check" 'Configure a subtree systemd delegates instead: the cgroup of a service or scope with Delegate=yes'
+reload_wait
+has "systemctl reload: the journal gives the same refusal" "$reload_log" '70-systemd.conf:3: / is managed by systemd'
+has "... and keeps the running configuration" "$reload_log" 'kept the running one'
+is "... cgbypassd.service stays active" active "$(systemctl is-active cgbypassd.service 2>&1)"
+is "... in the same process" "$pid0" "$(unit_prop cgbypassd.service MainPID)"
+is "... and / is as before" "$root_sc" "$(cgfile / cgroup.subtree_control)"
+rm /etc/cgbypassd/conf.d/70-systemd.conf
 reload_wait
 has "the file removed, a reload is accepted again" "$reload_log" 'Reloaded the configuration: 0 operation(s)\.$'
 

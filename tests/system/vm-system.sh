@@ -84,9 +84,24 @@ else
 	fi
 	install=(--destdir "$tmp/dest")
 fi
+# The administrator's part (the "Admin" user): the container-host example and
+# its Delegate=yes unit, installed and enabled before the first boot, as
+# their comments say; the service applies them at boot.
+mkdir "$tmp/setup"
+cp "$top/conf.d/examples/container-host.conf" "$top/conf.d/examples/containers.service" "$tmp/setup/"
+cat >"$tmp/setup/setup.sh" <<'EOF'
+# The VM kernel is tinyconfig-based: CONFIG_BASE_SMALL caps pid_max at 32768,
+# and Debian's kernel.pid_max = 4194304 would fail systemd-sysctl.service.
+ln -sfn /dev/null /etc/sysctl.d/50-pid-max.conf
+mkdir -p /etc/cgbypassd/conf.d
+cp container-host.conf /etc/cgbypassd/conf.d/
+cp containers.service /etc/systemd/system/
+systemctl enable containers.service
+EOF
+install+=(--setup "$tmp/setup")
 t0=$(date +%s)
 if "$top/tools/build-rootfs.sh" --out "$tmp/initrd.gz" "${install[@]}" >/dev/null 2>"$tmp/image.log"; then
-	pass "the per-run image with the $what installed ($(du -h "$tmp/initrd.gz" | cut -f1), $(($(date +%s) - t0)) s)"
+	pass "the per-run image with the $what installed and the container-host example set up ($(du -h "$tmp/initrd.gz" | cut -f1), $(($(date +%s) - t0)) s)"
 	sed 's/^/#   /' "$tmp/image.log"
 else
 	fail "installing the $what into the image" "$tmp/image.log"
