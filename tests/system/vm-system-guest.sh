@@ -379,6 +379,18 @@ fields=$(journalctl -u cgbypassd.service -b --no-pager -o verbose | sed -n 's/^ 
 echo "# the daemon's journal fields (trusted _FIELDS left out): $(printf '%s' "$fields" | tr '\n' ' ')"
 has "the messages carry a priority" "$fields" '^PRIORITY$'
 has "... and the syslog identifier" "$fields" '^SYSLOG_IDENTIFIER$'
+# the journal names the program (SYSLOG_IDENTIFIER): the text must not again
+! printf '%s\n' "$jl" | grep -q '^cgbypassd: ' && ok "no message repeats the program name ('cgbypassd: ...')" ||
+	not_ok "messages with a 'cgbypassd: ' prefix" "$(printf '%s\n' "$jl" | grep '^cgbypassd: ' | head -n 5)"
+echo "# as journalctl shows it: $(journalctl -u cgbypassd.service -b --no-pager -o short -g 'Serving org' -n 1 | tail -n 1)"
+has "... the source location (CODE_FILE)" "$fields" '^CODE_FILE$'
+# alice's request as one entry with its own fields
+req=$(journalctl -u cgbypassd.service -b --no-pager -o verbose CGBYPASS_METHOD=EnableController \
+	CGBYPASS_CGROUP="$DELEG" 2>&1)
+has "alice's EnableController: CGBYPASS_CALLER_UID=$ALICE" "$req" "^ *CGBYPASS_CALLER_UID=$ALICE\$"
+has "... CGBYPASS_ARGUMENT=cpu" "$req" '^ *CGBYPASS_ARGUMENT=cpu$'
+has "... CGBYPASS_RESULT" "$req" '^ *CGBYPASS_RESULT='
+has "... MESSAGE_ID" "$req" '^ *MESSAGE_ID=[0-9a-f]\{32\}$'
 
 # ---- coexistence: what systemd does to cgroup.subtree_control ----
 # Slices: does systemd take Delegate=? (systemd.resource-control(5): services,
