@@ -116,6 +116,8 @@ static int systemd_bus(sd_bus **ret) {
         return sd_bus_open_system(ret);
 }
 
+#define SPECIAL_ROOT_SLICE "-.slice"
+
 static const char *unit_interface(const char *id) {
         static const struct {
                 const char *suffix, *interface;
@@ -145,6 +147,18 @@ static int lookup_on_bus(const char *path, SystemdUnit *ret, void *userdata) {
 
         r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                "org.freedesktop.systemd1.Manager", "GetUnitByControlGroup", &e, &reply, "s", path);
+        if (r == -ENOENT) {
+                /* systemd 252 finds no unit for "/" and for a top-level cgroup no unit has: the root
+                 * slice's, whose cgroup.subtree_control systemd writes */
+                log_debug("GetUnitByControlGroup %s: %s; taking it for -.slice's", path, e.message ?: strerror(-r));
+                u.id = strdup(SPECIAL_ROOT_SLICE);
+                u.cgroup = strdup("/");
+                if (!u.id || !u.cgroup)
+                        return -ENOMEM;
+                *ret = u;
+                u = (SystemdUnit) {};
+                return 0;
+        }
         if (r < 0) {
                 log_debug("GetUnitByControlGroup %s: %s", path, e.message ?: strerror(-r));
                 return r;
