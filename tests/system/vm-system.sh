@@ -108,32 +108,45 @@ else
 	finish
 fi
 
-# run FLAVOR BACKEND: boot, run the guest script, renumber its TAP lines
-run() {
-	local flavor=$1 backend=$2 bz out status start line done=0 count=0
+# boot FLAVOR BACKEND: boot, run the guest script (in the background: the
+# two VMs run side by side, one CPU each); $tmp/out-FLAVOR, .status, .time
+boot() {
+	local flavor=$1 backend=$2 bz start status g guests=()
 	bz=$(vm_kernel "$flavor")
 	if [ ! -f "$bz" ]; then
-		fail "$flavor: no kernel (kernel/build-kernel.sh $flavor)"
+		echo 127 >"$tmp/status-$flavor"
+		echo "no kernel (kernel/build-kernel.sh $flavor)" >"$tmp/run-vm-$flavor.err"
 		return
 	fi
-	echo "# $flavor kernel: $bz"
-	start=$(date +%s)
-	set +e
-	# TCG on a busy host is slow: systemd's 90 s start timeouts would fail
-	# units that are merely waiting for a CPU
+	echo "$bz" >"$tmp/kernel-$flavor"
 	# tests/system/guest-*.sh go to /usr/share/cgbypassd-tests/ (see the top
 	# of vm-system-guest.sh, which runs them)
-	local guests=() g
 	for g in "$here"/guest-*.sh; do
 		[ -f "$g" ] && guests+=(--file "$g:/usr/share/cgbypassd-tests/${g##*/}")
 	done
-	out=$("$top/kernel/run-vm.sh" --kernel "$bz" --initrd "$tmp/initrd.gz" --mem 1G --timeout 2400 \
+	start=$(date +%s)
+	# TCG on a busy host is slow: systemd's 90 s start timeouts would fail
+	# units that are merely waiting for a CPU
+	"$top/kernel/run-vm.sh" --kernel "$bz" --initrd "$tmp/initrd.gz" --mem 1G --timeout 2400 \
 		--append "systemd.default_timeout_start_sec=900" \
 		--console-log "$tmp/console-$flavor.log" \
 		--file "$here/vm-system-guest.sh:/usr/local/bin/vm-system-guest.sh" "${guests[@]}" \
-		-- bash /usr/local/bin/vm-system-guest.sh "$backend" 2>"$tmp/run-vm.err")
-	status=$?
-	set -e
+		-- bash /usr/local/bin/vm-system-guest.sh "$backend" >"$tmp/out-$flavor" 2>"$tmp/run-vm-$flavor.err" &&
+		status=0 || status=$?
+	echo $(($(date +%s) - start)) >"$tmp/time-$flavor"
+	echo $status >"$tmp/status-$flavor"
+}
+
+# run FLAVOR BACKEND: the booted VM's TAP lines, renumbered
+run() {
+	local flavor=$1 backend=$2 out status line done=0 count=0
+	status=$(cat "$tmp/status-$flavor")
+	if [ "$status" = 127 ] && [ ! -f "$tmp/kernel-$flavor" ]; then
+		fail "$flavor: $(cat "$tmp/run-vm-$flavor.err")"
+		return
+	fi
+	echo "# $flavor kernel: $(cat "$tmp/kernel-$flavor")"
+	out=$(cat "$tmp/out-$flavor")
 	while IFS= read -r line; do
 		if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ -\ (.*)$ ]]; then
 			n=$((n + 1)) count=$((count + 1))
@@ -148,10 +161,10 @@ run() {
 			echo "# ${line#\# }"
 		fi
 	done <<<"$out"
-	echo "# $flavor kernel: $(($(date +%s) - start)) s for the VM (boot, checks, power-off), exit status $status"
+	echo "# $flavor kernel: $(cat "$tmp/time-$flavor") s for the VM (boot, checks, power-off), exit status $status"
 	if [ "$status" -ne 0 ] || [ "$done" != 1 ] || [ "$count" -eq 0 ]; then
 		fail "$flavor/$backend: the guest script ran to the end and exited 0 (exit status $status, done marker $done, $count checks)" \
-			"$tmp/run-vm.err"
+			"$tmp/run-vm-$flavor.err"
 		echo "# the console, last 60 lines:"
 		tail -n 60 "$tmp/console-$flavor.log" | sed 's/^/#   /'
 	else
@@ -159,6 +172,11 @@ run() {
 	fi
 }
 
+t0=$(date +%s)
+boot patched native &
+boot stock emulated &
+wait
+echo "# both VMs: $(($(date +%s) - t0)) s"
 run patched native
 run stock emulated
 finish
