@@ -20,7 +20,8 @@
 # 107-303 s; the per-run image 9 s. Each VM (boot about 70 s of it, then
 # about 100 checks) took 527-741 s on the patched kernel and 1089 s on the
 # stock one when run one after the other (a warm run of the whole test:
-# 32.6 min); they now boot side by side, one CPU each.
+# 32.6 min); they now boot side by side, one CPU each (the cold run: the
+# patched VM 1631 s, 85 checks, at a load average of 17).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
