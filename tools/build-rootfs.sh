@@ -14,7 +14,7 @@ TRAILER_PREFIX='@@cgbypassd-vm-exit-status:'
 usage() {
 	cat <<EOF
 Usage: ${0##*/} [--cache DIR] [--force]
-       ${0##*/} --out FILE [--deb FILE]... [--destdir DIR] [--cache DIR]
+       ${0##*/} --out FILE [--deb FILE]... [--destdir DIR] [--setup DIR] [--cache DIR]
 
 The first form makes (or finds) the cached Debian 12 root file system and
 prints its directory as the last line of stdout.  The second also writes FILE,
@@ -25,7 +25,9 @@ of the cached tree (the cache is never written), as 'apt install ./PKG.deb'
 would on a machine without network; the package's maintainer scripts enable
 its units there as they do on any Debian system.  --destdir copies a tree
 made by 'meson install --destdir DIR' of a --prefix=/usr build instead and
-enables cgbypassd.service (a stand-in for a package).
+enables cgbypassd.service (a stand-in for a package).  --setup runs DIR/setup.sh
+in the chroot after that, in DIR (as an administrator sets a machine up before
+its first boot): what it changes is in FILE too.
 
 The image: mmdebstrap --variant=essential of bookworm with systemd (PID 1),
 udev, dbus, polkitd, libpam-systemd, dbus-user-session, systemd-container,
@@ -49,6 +51,7 @@ removes the images of other recipes.
   --out FILE     write the per-run initramfs to FILE
   --deb FILE     a binary package to install (repeatable)
   --destdir DIR  a 'meson install --destdir' tree to copy in
+  --setup DIR    run DIR/setup.sh (sh, as root, cwd DIR) in the chroot last
   -h, --help     this text
 
 Needs root (mmdebstrap, chroot and overlay mounts), mmdebstrap, cpio, gzip.
@@ -64,6 +67,7 @@ FORCE=0
 OUT=
 DEBS=()
 DESTDIR=
+SETUP=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
@@ -73,16 +77,18 @@ while [ $# -gt 0 ]; do
 	--out) [ $# -ge 2 ] || die "--out needs a file"; OUT=$2; shift 2 ;;
 	--deb) [ $# -ge 2 ] || die "--deb needs a file"; DEBS+=("$2"); shift 2 ;;
 	--destdir) [ $# -ge 2 ] || die "--destdir needs a directory"; DESTDIR=$2; shift 2 ;;
+	--setup) [ $# -ge 2 ] || die "--setup needs a directory"; SETUP=$2; shift 2 ;;
 	*) die "unknown argument '$1' (try --help)" ;;
 	esac
 done
-if [ -z "$OUT" ] && { [ ${#DEBS[@]} -gt 0 ] || [ -n "$DESTDIR" ]; }; then
-	die "--deb and --destdir need --out"
+if [ -z "$OUT" ] && { [ ${#DEBS[@]} -gt 0 ] || [ -n "$DESTDIR" ] || [ -n "$SETUP" ]; }; then
+	die "--deb, --destdir and --setup need --out"
 fi
 for d in "${DEBS[@]}"; do
 	[ -f "$d" ] || die "package '$d' not found"
 done
 [ -z "$DESTDIR" ] || [ -d "$DESTDIR" ] || die "--destdir '$DESTDIR' is not a directory"
+[ -z "$SETUP" ] || [ -f "$SETUP/setup.sh" ] || die "--setup '$SETUP' has no setup.sh"
 [ "$(id -u)" -eq 0 ] || die "needs root (mmdebstrap, chroot, overlay mounts)"
 for tool in mmdebstrap cpio gzip chroot unshare flock sha256sum; do
 	command -v "$tool" >/dev/null || die "'$tool' is not installed (tools/deps.sh test)"
@@ -267,9 +273,10 @@ for d in "${DEBS[@]}"; do
 	cp "$d" "$WORK/debs/"
 done
 [ -z "$DESTDIR" ] || DESTDIR=$(cd "$DESTDIR" && pwd)
+[ -z "$SETUP" ] || SETUP=$(cd "$SETUP" && pwd)
 
 # In a mount namespace of its own: nothing stays mounted when it ends.
-export IMG WORK DESTDIR
+export IMG WORK DESTDIR SETUP
 if ! unshare --mount --propagation private bash -euc '
 	mount -t overlay overlay -o "lowerdir=$IMG/root,upperdir=$WORK/upper,workdir=$WORK/work" "$WORK/merged"
 	m=$WORK/merged
@@ -283,6 +290,13 @@ if ! unshare --mount --propagation private bash -euc '
 	if [ -n "$DESTDIR" ]; then
 		cp -a "$DESTDIR/." "$m/"
 		chroot "$m" systemctl enable cgbypassd.service
+	fi
+	if [ -n "$SETUP" ]; then
+		mkdir -p "$m/tmp/cgb-setup"
+		mount --bind "$SETUP" "$m/tmp/cgb-setup"
+		chroot "$m" sh -euc "cd /tmp/cgb-setup && sh -eu ./setup.sh"
+		umount "$m/tmp/cgb-setup"
+		rmdir "$m/tmp/cgb-setup"
 	fi
 	umount "$m/tmp/cgb-debs" "$m/dev" "$m/proc"
 	rmdir "$m/tmp/cgb-debs"

@@ -6,6 +6,7 @@
 #include "bus-manager.h"
 #include "cgbypass/log.h"
 #include "manager.h"
+#include "systemd-managed.h"
 
 typedef enum Mode {
         MODE_SERVICE,
@@ -187,10 +188,11 @@ static int prepare(Mode mode, const ManagerOptions *o, Manager **ret, ApplyOutco
                         config_errors_done(&errs);
                         return r;
                 }
-                if (apply) {
+                r = manager_check_systemd_managed(m, m->config, &errs);
+                if (r >= 0 && apply) {
                         (void) manager_log_drift(m);
                         r = manager_apply(m, &errs, &writes, ret_outcome);
-                } else
+                } else if (r >= 0)
                         r = manager_plan(m, &p, &errs);
         }
         if (config_errors_count(&errs) > 0) {

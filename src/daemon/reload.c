@@ -7,6 +7,7 @@
 #include "ownership.h"
 #include "runtime-delegations.h"
 #include "manager.h"
+#include "systemd-managed.h"
 
 static int daemon_settings_unchanged(const Config *old, const Config *new, ConfigErrors *errs) {
         const DaemonSettings *o = &old->daemon, *n = &new->daemon;
@@ -48,6 +49,8 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         r = manager_read_config(m, &c, &d, errs);
         if (r >= 0)
                 r = daemon_settings_unchanged(m->config, c, errs);
+        if (r >= 0)
+                r = manager_check_systemd_managed(m, c, errs);
         if (r == -EINVAL) {
                 for (size_t i = 0; i < config_errors_count(errs); i++)
                         log_error("%s", config_errors_get(errs, i));

@@ -40,13 +40,28 @@ done
 [ -z "$missing" ] && ok "$(basename "$default") documents every [cgroup] and [delegate] key" ||
 	not_ok "$(basename "$default") lacks$missing"
 
+# An example for a systemd host configures a Delegate=yes unit's subtree; on
+# the sim a drop-in plays systemd's part, which enables the controllers on the
+# way down to the unit's cgroup (tests/system checks the real one).
+mkdir "$work/systemd"
+cat >"$work/systemd/00-as-systemd.conf" <<'EOF'
+[cgroup]
+path = /
+subtree-control = +cpu +io +memory +pids
+[cgroup]
+path = /system.slice
+subtree-control = +cpu +io +memory +pids
+EOF
 for ex in "$@"; do
 	name=$(basename "$ex")
-	out=$(run "$name" "$ex" "$work/empty" --check-config 2>&1) && ok "$name: --check-config" ||
+	dir=$work/empty
+	grep -q '^path = /system\.slice/' "$ex" && dir=$work/systemd
+	out=$(run "$name" "$ex" "$dir" --check-config 2>&1) && ok "$name: --check-config" ||
 		not_ok "$name: --check-config" "$out"
-	out=$(run "$name" "$ex" "$work/empty" --plan 2>&1) && [ -n "$out" ] &&
+	out=$(run "$name" "$ex" "$dir" --plan 2>&1) && [ -n "$out" ] &&
 		ok "$name: --plan ($(printf '%s\n' "$out" | wc -l) operations)" || not_ok "$name: --plan" "$out"
 	mkdir -p "$work/conf.d-$name"
+	[ "$dir" = "$work/empty" ] || cp "$dir"/*.conf "$work/conf.d-$name/"
 	cp "$ex" "$work/conf.d-$name/50-$name"
 	out=$(run "$name-dropin" "$default" "$work/conf.d-$name" --check-config 2>&1) &&
 		ok "$name as a drop-in beside $(basename "$default")" ||

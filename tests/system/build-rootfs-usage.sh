@@ -32,8 +32,11 @@ refused() {
 }
 
 refused "an unknown argument" "unknown argument '--bogus' (try --help)" --bogus
-refused "--deb without --out" "--deb and --destdir need --out" --deb /dev/null
-refused "--destdir without --out" "--deb and --destdir need --out" --destdir /
+refused "--deb without --out" "--deb, --destdir and --setup need --out" --deb /dev/null
+refused "--destdir without --out" "--deb, --destdir and --setup need --out" --destdir /
+refused "--setup without --out" "--deb, --destdir and --setup need --out" --setup /
+refused "a --setup directory without setup.sh" "--setup '$tmp' has no setup.sh" --out "$tmp/x" --setup "$tmp"
+refused "--setup without a directory" "--setup needs a directory" --out "$tmp/x" --setup
 refused "a package that does not exist" "package '$tmp/nope.deb' not found" --out "$tmp/x" --deb "$tmp/nope.deb"
 refused "a --destdir that is not a directory" "--destdir '/dev/null' is not a directory" --out "$tmp/x" --destdir /dev/null
 refused "--out without a file" "--out needs a file" --out

@@ -12,6 +12,21 @@
 # last line is '# vm-system-guest: done' when it ran to the end.
 #
 # usage: vm-system-guest.sh native|emulated   (the backend auto must pick)
+#
+# More guest scripts (the crun and login-session users): vm-system.sh copies
+# every tests/system/guest-*.sh of the source tree into the image as
+# /usr/share/cgbypassd-tests/guest-*.sh (kernel/run-vm.sh --file; nothing else
+# of the tree is copied: a script makes what it needs at run time from the
+# image, which has crun, busybox-static, systemd-container and the package).
+# After its own checks this script runs each, in name order, as
+#   bash /usr/share/cgbypassd-tests/guest-NAME.sh native|emulated
+# as root with cwd /root, cgbypassd.service active, alice (1000) and bob
+# (1001), a 600 s limit each. A script prints TAP ('ok N - ...', 'not ok N -
+# ...', '# ' lines; a '1..N' line is optional and ignored) and exits 0 when
+# all passed. Its checks are folded in here renumbered as 'NAME: ...' (a
+# '# TODO'/'# SKIP' directive kept); a non-zero exit, a timeout or no check at
+# all is one more failed check. It should leave the system as it found it
+# (stop its units, remove its files in /etc/cgbypassd/conf.d).
 
 backend=${1:?native or emulated}
 CG=/sys/fs/cgroup
@@ -174,6 +189,40 @@ has "the boot's journal: the daemon came up with backend $backend" \
 is "the Backend property on the system bus: $backend" "s \"$backend\"" \
 	"$(busctl get-property org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager Backend 2>&1)"
 
+# ---- the administrator: the container-host example, applied at boot ----
+# (vm-system.sh installed conf.d/examples/container-host.conf and
+# containers.service, enabled, before the first boot)
+CT=/system.slice/containers.service
+is "containers.service (the example's Delegate=yes unit) runs" active "$(systemctl is-active containers.service 2>&1)"
+is "... ordered before cgbypassd.service" yes \
+	"$(systemctl show -P Before containers.service | tr ' ' '\n' | grep -qx cgbypassd.service && echo yes)"
+is "its process sits in its leaf" "0::$CT/supervisor" \
+	"$(cat "/proc/$(unit_prop containers.service MainPID)/cgroup" 2>&1)"
+has "the boot's journal: the service applied the example at boot" \
+	"$(journalctl -b -u cgbypassd.service --no-pager -o cat)" '^Applied the configuration: [1-9][0-9]* operation(s)\.$'
+plan=$(cgbypassd --plan 2>&1)
+st=$?
+[ $st -eq 0 ] && [ -z "$plan" ] && ok "cgbypassd --plan is empty afterwards: the hierarchy is as configured" ||
+	not_ok "cgbypassd --plan: exit $st" "$plan"
+run root tree cpu
+echo "# cgbypassctl tree cpu, the lines of $CT:"
+evidence "$(printf '%s\n' "$out" | grep -F "$CT")"
+# (.control: systemd 252 runs a delegated unit's ExecStartPost= there, and keeps it)
+has "cgbypassctl tree cpu: $CT's cpu is shared by .control, supervisor and runtime (cpu bypassed below it)" "$out" \
+	"[-]$CT, $CT/\.control, $CT/supervisor, $CT/runtime\$"
+[ $st -eq 0 ] && ! printf '%s\n' "$out" | grep -q "[-]$CT/" && ok "... and no cgroup below $CT has a cpu of its own" ||
+	not_ok "cgbypassctl tree cpu: a cgroup below $CT has its own cpu (exit $st)" "$out$err"
+if [ "$backend" = native ]; then
+	is "$CT/runtime in the kernel: cpu and io bypassed, memory and pids" "#cpu #io memory pids" \
+		"$(cgfile "$CT/runtime" cgroup.controllers)"
+else
+	is "$CT/runtime in the kernel: memory and pids (cpu and io bypassed by the daemon)" "memory pids" \
+		"$(cgfile "$CT/runtime" cgroup.controllers)"
+fi
+show_has "the daemon's view of $CT/runtime: cpu and io bypassed" "$CT/runtime" "Controllers: #cpu #io memory pids"
+show_has "... delegated to bob, as the example says (user = 1001)" "$CT/runtime" "Delegated to: bob (1001)"
+is "$CT/runtime is bob's" 1001 "$(stat -c %u "$CG$CT/runtime" 2>&1)"
+
 # ---- bus activation ----
 systemctl stop cgbypassd.service
 is "systemctl stop: inactive" inactive "$(systemctl is-active cgbypassd.service 2>&1)"
@@ -260,6 +309,35 @@ rm /etc/cgbypassd/conf.d/60-broken.conf
 reload_wait
 has "the file removed, a reload is accepted again" "$reload_log" 'Reloaded the configuration: 0 operation(s)\.$'
 
+# ---- the rule: no cgroup systemd manages (cgbypassd(8), SYSTEMD) ----
+cat >/etc/cgbypassd/conf.d/70-systemd.conf <<EOF
+[cgroup]
+path = /
+subtree-control = +hugetlb
+
+[cgroup]
+path = /system.slice/dbus.service/x
+subtree-control = +memory
+EOF
+root_sc=$(cgfile / cgroup.subtree_control)
+check=$(cgbypassd --check-config 2>&1)
+is "cgbypassd --check-config refuses cgroups systemd manages (exit 1)" 1 "$?"
+evidence "$check"
+has "... /: the reason, at the path line" "$check" \
+	'70-systemd.conf:2: / is managed by systemd (it is in / of -\.slice, which has no Delegate=yes): systemd rewrites'
+has "... the unit systemd answers for /system.slice/dbus.service/x" "$check" \
+	'70-systemd.conf:6: /system\.slice/dbus\.service/x is managed by systemd (it is in /system\.slice/dbus\.service of dbus\.service,'
+has "... and the fix" "$check" 'Configure a subtree systemd delegates instead: the cgroup of a service or scope with Delegate=yes'
+reload_wait
+has "systemctl reload: the journal gives the same refusal" "$reload_log" '70-systemd.conf:2: / is managed by systemd'
+has "... and keeps the running configuration" "$reload_log" 'kept the running one'
+is "... cgbypassd.service stays active" active "$(systemctl is-active cgbypassd.service 2>&1)"
+is "... in the same process" "$pid0" "$(unit_prop cgbypassd.service MainPID)"
+is "... and / is as before" "$root_sc" "$(cgfile / cgroup.subtree_control)"
+rm /etc/cgbypassd/conf.d/70-systemd.conf
+reload_wait
+has "the file removed, a reload is accepted again" "$reload_log" 'Reloaded the configuration: 0 operation(s)\.$'
+
 # ---- the owner's changes through cgbypassctl, and a restart keeps them ----
 succeeds "alice: cgbypassctl enable $DELEG cpu" alice enable "$DELEG" cpu
 as_alice mkdir "$CG$DELEG/app" && ok "alice makes $DELEG/app" || not_ok "alice mkdir"
@@ -302,6 +380,18 @@ fields=$(journalctl -u cgbypassd.service -b --no-pager -o verbose | sed -n 's/^ 
 echo "# the daemon's journal fields (trusted _FIELDS left out): $(printf '%s' "$fields" | tr '\n' ' ')"
 has "the messages carry a priority" "$fields" '^PRIORITY$'
 has "... and the syslog identifier" "$fields" '^SYSLOG_IDENTIFIER$'
+# the journal names the program (SYSLOG_IDENTIFIER): the text must not again
+! printf '%s\n' "$jl" | grep -q '^cgbypassd: ' && ok "no message repeats the program name ('cgbypassd: ...')" ||
+	not_ok "messages with a 'cgbypassd: ' prefix" "$(printf '%s\n' "$jl" | grep '^cgbypassd: ' | head -n 5)"
+echo "# as journalctl shows it: $(journalctl -u cgbypassd.service -b --no-pager -o short -g 'Serving org' -n 1 | tail -n 1)"
+has "... the source location (CODE_FILE)" "$fields" '^CODE_FILE$'
+# alice's request as one entry with its own fields
+req=$(journalctl -u cgbypassd.service -b --no-pager -o verbose CGBYPASS_METHOD=EnableController \
+	CGBYPASS_CGROUP="$DELEG" 2>&1)
+has "alice's EnableController: CGBYPASS_CALLER_UID=$ALICE" "$req" "^ *CGBYPASS_CALLER_UID=$ALICE\$"
+has "... CGBYPASS_ARGUMENT=cpu" "$req" '^ *CGBYPASS_ARGUMENT=cpu$'
+has "... CGBYPASS_RESULT" "$req" '^ *CGBYPASS_RESULT='
+has "... MESSAGE_ID" "$req" '^ *MESSAGE_ID=[0-9a-f]\{32\}$'
 
 # ---- coexistence: what systemd does to cgroup.subtree_control ----
 # Slices: does systemd take Delegate=? (systemd.resource-control(5): services,
@@ -367,6 +457,37 @@ echo "# summary: root hugetlb after daemon-reload: $(printf '%s\n' "$outside_rel
 	"after re-exec: $(printf '%s\n' "$outside_end" | grep -c "^/ sc='.*hugetlb")"
 echo "# summary: cgb.slice after daemon-reload: $(printf '%s\n' "$outside_reload" | grep '^/cgb.slice ')"
 echo "# summary: cgb.slice after CPUWeight=: $(printf '%s\n' "$outside_cpu" | grep '^/cgb.slice ')"
+
+# ---- the other users' guest scripts (see the top) ----
+for g in /usr/share/cgbypassd-tests/guest-*.sh; do
+	[ -f "$g" ] || continue
+	name=${g##*/guest-}
+	name=${name%.sh}
+	echo "# $g:"
+	timeout 600 bash "$g" "$backend" >"$LOGS/guest-$name.out" 2>"$LOGS/guest-$name.err" </dev/null
+	gst=$?
+	gcount=0
+	while IFS= read -r line; do
+		if [[ $line =~ ^(not\ ok|ok)\ [0-9]+(\ -)?\ ?(.*)$ ]]; then
+			gcount=$((gcount + 1))
+			if [ "${BASH_REMATCH[1]}" = ok ]; then
+				ok "$name: ${BASH_REMATCH[3]}"
+			elif [[ ${BASH_REMATCH[3]} == *' # TODO '* ]]; then
+				n=$((n + 1))
+				echo "not ok $n - $name: ${BASH_REMATCH[3]}"
+			else
+				not_ok "$name: ${BASH_REMATCH[3]}"
+			fi
+		elif [[ $line =~ ^1\.\.[0-9]+ ]]; then
+			:
+		else
+			echo "# ${line#\# }"
+		fi
+	done <"$LOGS/guest-$name.out"
+	[ $gst -eq 0 ] && [ $gcount -gt 0 ] && ok "$name: guest-$name.sh ran to the end and exited 0 ($gcount checks)" ||
+		not_ok "$name: guest-$name.sh ran to the end and exited 0 (exit status $gst, $gcount checks)" \
+			"$(tail -n 30 "$LOGS/guest-$name.err")"
+done
 
 echo "1..$n"
 echo "# vm-system-guest: done, $failed of $n failed"
