@@ -12,6 +12,21 @@
 # last line is '# vm-system-guest: done' when it ran to the end.
 #
 # usage: vm-system-guest.sh native|emulated   (the backend auto must pick)
+#
+# More guest scripts (the crun and login-session users): vm-system.sh copies
+# every tests/system/guest-*.sh of the source tree into the image as
+# /usr/share/cgbypassd-tests/guest-*.sh (kernel/run-vm.sh --file; nothing else
+# of the tree is copied: a script makes what it needs at run time from the
+# image, which has crun, busybox-static, systemd-container and the package).
+# After its own checks this script runs each, in name order, as
+#   bash /usr/share/cgbypassd-tests/guest-NAME.sh native|emulated
+# as root with cwd /root, cgbypassd.service active, alice (1000) and bob
+# (1001), a 600 s limit each. A script prints TAP ('ok N - ...', 'not ok N -
+# ...', '# ' lines; a '1..N' line is optional and ignored) and exits 0 when
+# all passed. Its checks are folded in here renumbered as 'NAME: ...' (a
+# '# TODO'/'# SKIP' directive kept); a non-zero exit, a timeout or no check at
+# all is one more failed check. It should leave the system as it found it
+# (stop its units, remove its files in /etc/cgbypassd/conf.d).
 
 backend=${1:?native or emulated}
 CG=/sys/fs/cgroup
@@ -367,6 +382,37 @@ echo "# summary: root hugetlb after daemon-reload: $(printf '%s\n' "$outside_rel
 	"after re-exec: $(printf '%s\n' "$outside_end" | grep -c "^/ sc='.*hugetlb")"
 echo "# summary: cgb.slice after daemon-reload: $(printf '%s\n' "$outside_reload" | grep '^/cgb.slice ')"
 echo "# summary: cgb.slice after CPUWeight=: $(printf '%s\n' "$outside_cpu" | grep '^/cgb.slice ')"
+
+# ---- the other users' guest scripts (see the top) ----
+for g in /usr/share/cgbypassd-tests/guest-*.sh; do
+	[ -f "$g" ] || continue
+	name=${g##*/guest-}
+	name=${name%.sh}
+	echo "# $g:"
+	timeout 600 bash "$g" "$backend" >"$LOGS/guest-$name.out" 2>"$LOGS/guest-$name.err" </dev/null
+	gst=$?
+	gcount=0
+	while IFS= read -r line; do
+		if [[ $line =~ ^(not\ ok|ok)\ [0-9]+(\ -)?\ ?(.*)$ ]]; then
+			gcount=$((gcount + 1))
+			if [ "${BASH_REMATCH[1]}" = ok ]; then
+				ok "$name: ${BASH_REMATCH[3]}"
+			elif [[ ${BASH_REMATCH[3]} == *' # TODO '* ]]; then
+				n=$((n + 1))
+				echo "not ok $n - $name: ${BASH_REMATCH[3]}"
+			else
+				not_ok "$name: ${BASH_REMATCH[3]}"
+			fi
+		elif [[ $line =~ ^1\.\.[0-9]+ ]]; then
+			:
+		else
+			echo "# ${line#\# }"
+		fi
+	done <"$LOGS/guest-$name.out"
+	[ $gst -eq 0 ] && [ $gcount -gt 0 ] && ok "$name: guest-$name.sh ran to the end and exited 0 ($gcount checks)" ||
+		not_ok "$name: guest-$name.sh ran to the end and exited 0 (exit status $gst, $gcount checks)" \
+			"$(tail -n 30 "$LOGS/guest-$name.err")"
+done
 
 echo "1..$n"
 echo "# vm-system-guest: done, $failed of $n failed"
