@@ -106,10 +106,11 @@ JSON
 bundle_config cgb-ctr1 cpu >"$W/b/config.json"
 # --no-pivot: the VM's root file system is an initramfs, where pivot_root(2) fails with EINVAL
 
-if out=$(crun run --no-pivot --detach --bundle "$W/b" cgb-ctr1 2>&1 </dev/null); then
+# to a file, not a pipe: the detached container keeps crun's standard output open
+if crun run --no-pivot --detach --bundle "$W/b" cgb-ctr1 >"$W/run.out" 2>&1 </dev/null; then
 	ok "crun run --detach: the container started"
 else
-	not_ok "crun run --detach: the container started" "$out"
+	not_ok "crun run --detach: the container started" "$(cat "$W/run.out")"
 	diag "journal: $(journalctl -u cgbypassd -n 20 --no-pager 2>&1)"
 	exit 1
 fi
@@ -158,8 +159,9 @@ diag "journal: $(journalctl -u cgbypassd -n 8 --no-pager -o cat 2>&1)"
 
 # a bad annotation: the createRuntime hook fails, crun does not start the container
 bundle_config cgb-bad cpu,bogus >"$W/b/config.json"
-out=$(crun run --no-pivot --detach --bundle "$W/b" cgb-bad 2>&1 </dev/null)
+crun run --no-pivot --detach --bundle "$W/b" cgb-bad >"$W/run.out" 2>&1 </dev/null
 st=$?
+out=$(cat "$W/run.out")
 diag "crun run with org.cgbypass1.enable=cpu,bogus: exit $st: $out"
 [ $st -ne 0 ] && ok "an unknown controller in the annotation: crun refuses to start the container" ||
 	not_ok "crun refused the container with a bad annotation" "$out"
