@@ -57,8 +57,13 @@ done
 diag "crun: $(crun --version | head -1); backend $backend"
 
 # the Delegate=yes unit whose subtree holds the containers; its process in a leaf
-systemd-run --quiet --unit="$UNIT" -p Delegate=yes /bin/sh -c \
-	'd=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup); mkdir -p "$d/supervisor" && echo $$ >"$d/supervisor/cgroup.procs" && exec sleep infinity'
+# (a script file: systemd would expand the $ of an inline command line itself)
+mkdir -p "$W"
+cat >"$W/unit.sh" <<'SH'
+d=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+mkdir -p "$d/supervisor" && echo $$ >"$d/supervisor/cgroup.procs" && exec sleep infinity
+SH
+systemd-run --quiet --unit="$UNIT" -p Delegate=yes /bin/sh "$W/unit.sh"
 for _ in $(seq 300); do [ -d "$CG$P/supervisor" ] && break; sleep 0.2; done
 check "a Delegate=yes unit for the containers ($P)" test -d "$CG$P/supervisor"
 cat >"$CONF" <<CONF
