@@ -391,9 +391,6 @@ static int setup(Hook *h) {
         r = open_bus(h);
         if (r < 0)
                 return r;
-        r = check_controllers(h, &todo);
-        if (r < 0)
-                return r;
 
         /* root owns every cgroup already: a delegation to it would only be a record */
         if (uid != 0) {
@@ -418,7 +415,12 @@ static int setup(Hook *h) {
                 }
                 delegated = true;
         }
-        r = enable_controllers(h, uid, todo);
+        /* After AddDelegation, which re-reads the hierarchy: crun's cgroupfs manager writes
+         * "+cpu +io ..." into every ancestor's subtree_control before this hook runs, and
+         * cgbypassd puts its configured bypass back at that refresh (seen in the VM). */
+        r = check_controllers(h, &todo);
+        if (r >= 0)
+                r = enable_controllers(h, uid, todo);
         if (r < 0 && delegated) {
                 /* the start fails: leave no delegation behind, even if the runtime keeps the cgroup */
                 sd_bus_error_free(&e);
