@@ -29,7 +29,8 @@ n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
+	n=$((n + 1)); echo "not ok $n - $1"
+	[[ $1 == *' # TODO '* ]] || failed=$((failed + 1))
 	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
 	return 0
 }
