@@ -30,7 +30,7 @@ out=$(run default "$default" "$work/empty" --plan 2>&1) && [ -z "$out" ] &&
 awk '/^#\[daemon\]$/ { on = 1 } /^# \[/ { on = 0 } on && /^#[[a-z]/ { print substr($0, 2) }' "$default" \
 	>"$work/daemon.conf"
 keys=$(grep -c ' = ' "$work/daemon.conf")
-out=$(run daemon "$work/daemon.conf" "$work/empty" --check-config 2>&1) && [ "$keys" -eq 3 ] &&
+out=$(run daemon "$work/daemon.conf" "$work/empty" --check-config 2>&1) && [ "$keys" -eq 5 ] &&
 	ok "$(basename "$default"): its [daemon] section uncommented ($keys keys) is valid" ||
 	not_ok "$(basename "$default"): [daemon] uncommented ($keys keys)" "$out"
 missing=

@@ -92,5 +92,5 @@ static Suite *files_list_suite(void) {
 }
 
 int main(void) {
-        return run_suite(files_list_suite());
+        return check_run(files_list_suite());
 }

@@ -411,12 +411,17 @@ int state_journal_append(int state_fd, const char *name, const char *path, bool 
         fd = openat(state_fd, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0)
                 return -errno;
+        off_t end = lseek(fd, 0, SEEK_END);
+        if (end < 0)
+                return -errno;
         size_t len = strlen(text);
         ssize_t n = write(fd, text, len);
-        if (n < 0)
-                return -errno;
-        if ((size_t) n != len)
-                return -EIO;
+        if (n < 0 || (size_t) n != len) {
+                r = n < 0 ? -errno : -ENOSPC;
+                /* a region cut short (a full disk) goes, or the next one would be read as its rest */
+                (void) ftruncate(fd, end);
+                return r;
+        }
         if (ret_bytes)
                 *ret_bytes = len;
         return 0;
@@ -507,7 +512,15 @@ int state_journal_replay(int state_fd, const char *state_dir, const char *name, 
                 line[--n] = '\0';
                 if (startswith(line, "region ")) {
                         const char *p = strstr(line, " path=");
-                        if (top || !p || !(startswith(line + 7, "subtree=0 ") || startswith(line + 7, "subtree=1 "))) {
+                        if (top) {
+                                /* the one before has no end: its append failed (and could not be cut
+                                 * off), so it was never saved */
+                                state_done(&region);
+                                region = (BackendState) {};
+                                free(top);
+                                top = NULL;
+                        }
+                        if (!p || !(startswith(line + 7, "subtree=0 ") || startswith(line + 7, "subtree=1 "))) {
                                 r = -EINVAL;
                                 break;
                         }
