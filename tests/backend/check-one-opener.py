@@ -44,6 +44,7 @@ ALLOWED = {
     ('src/lib/backend/mountinfo.c', 'fopen', 'mountinfo'): 'a mount table (/proc/self/mountinfo)',
     ('src/lib/trace/trace-parse.c', 'open', 'path'): 'a trace file',
     ('src/trace/cgbypass-tracegen.c', 'fopen', 'path'): 'the trace file it writes',
+    ('src/oci-hook/cgbypass-oci-hook.c', 'fopen', 'path'): 'the bundle\'s config.json, and /proc/PID/cgroup',
     # The conformance runner (cgbypass-trace --kernel, cgbypass-conform) replays a
     # trace on a scratch cgroup2 directory of its own, never a managed hierarchy,
     # with exactly one open(2) per trace line, as the trace format promises.
