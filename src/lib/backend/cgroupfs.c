@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "cgbypass/cgpath.h"
+#include "cgbypass/fileio.h"
 #include "cgbypass/strbuf.h"
 #include "cgroupfs.h"
 
@@ -258,29 +259,10 @@ static int open_regular(int root_fd, const char *path, const char *file, int fla
 
 int cgfs_read(int root_fd, const char *path, const char *file, char **ret) {
         _cleanup_close_ int fd = open_regular(root_fd, path, file, O_RDONLY);
-        StrBuf b = STRBUF_INIT;
-        char buf[8192];
 
         if (fd < 0)
                 return fd;
-        for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n < 0) {
-                        int r = -errno;
-                        if (r == -EINTR)
-                                continue;
-                        strbuf_done(&b);
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                if (b.len + (size_t) n > CGFS_READ_MAX) {
-                        strbuf_done(&b);
-                        return -EFBIG;
-                }
-                strbuf_append_n(&b, buf, (size_t) n);
-        }
-        return strbuf_steal(&b, ret);
+        return file_read_fd(fd, CGFS_READ_MAX, 0, ret);
 }
 
 /*
