@@ -542,9 +542,8 @@ static int no_tree(sd_bus_error *error, const char *name) {
                                  "or not a cgroup2 controller", name);
 }
 
-static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        const EffectiveView *v;
-        Manager *m = userdata;
+/* The controller argument's view, kept until the model changes (read-view.c). */
+static int read_tree_view(sd_bus_message *msg, Manager *m, const EffectiveView **ret, sd_bus_error *error) {
         const char *name = NULL;
         Controller x = _CONTROLLER_INVALID;     /* with name: set by read_tree_controller(); -O3 cannot tell */
         int r;
@@ -552,9 +551,17 @@ static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus
         r = read_tree_controller(msg, m, &name, &x, error);
         if (r < 0)
                 return r;
-        r = read_view_get(m, x, &v);
+        r = read_view_get(m, x, ret);
         if (r == -EINVAL)
                 return no_tree(error, name);
+        return r;
+}
+
+static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        const EffectiveView *v;
+        int r;
+
+        r = read_tree_view(msg, userdata, &v, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, "s", v->tree);
@@ -564,17 +571,9 @@ static int method_get_effective_tree(sd_bus_message *msg, void *userdata, sd_bus
 static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const EffectiveView *v;
-        Manager *m = userdata;
-        const char *name = NULL;
-        Controller x = _CONTROLLER_INVALID;     /* with name: set by read_tree_controller(); -O3 cannot tell */
         int r;
 
-        r = read_tree_controller(msg, m, &name, &x, error);
-        if (r < 0)
-                return r;
-        r = read_view_get(m, x, &v);
-        if (r == -EINVAL)
-                return no_tree(error, name);
+        r = read_tree_view(msg, userdata, &v, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(msg, &reply);
