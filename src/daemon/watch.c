@@ -448,8 +448,9 @@ int watch_start(Manager *m) {
                 return -errno;
         r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, m);
         if (r >= 0)
-                r = sd_event_add_time_relative(m->event, &w->timer, CLOCK_MONOTONIC, WATCH_COALESCE_USEC, 0,
-                                               on_timer, m);
+                /* accuracy 0 would be sd-event's default, 250 ms: the signal's latency */
+                r = sd_event_add_time_relative(m->event, &w->timer, CLOCK_MONOTONIC, WATCH_COALESCE_USEC,
+                                               WATCH_ACCURACY_USEC, on_timer, m);
         if (r >= 0)
                 r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
         if (r >= 0)

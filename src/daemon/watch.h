@@ -20,6 +20,7 @@
 /* inotify watches: one per cgroup taken on in delegations (max-delegated-cgroups), at most this many */
 #define WATCH_MAX               CONFIG_MAX_CGROUPS_LIMIT
 #define WATCH_COALESCE_USEC     (10 * 1000ULL)  /* a burst of mkdirs in this time is one refresh */
+#define WATCH_ACCURACY_USEC     (1000ULL)       /* ... give or take this (sd-event's default slack is 250 ms) */
 
 typedef struct Manager Manager;
 
