@@ -377,7 +377,7 @@ static int read_events(Manager *m) {
                          * delegation root's parent is not watched: this is the only word of its
                          * rmdir (cgroup2 may send none: native and emulated watch the parent).
                          */
-                        if (!we->above) {
+                        if (!we->above && delegation_of(m, we->path)) {
                                 if (!queue_event(m, we->path, NULL, false))
                                         schedule(m, NULL);
                                 schedule(m, delegation_of(m, we->path));
@@ -390,8 +390,9 @@ static int read_events(Manager *m) {
                         continue;
                 const char *delegation = we->above ? delegation_root_named(m, we->path, e->name) :
                                                      delegation_of(m, we->path);
-                if (we->above && !delegation)
-                        continue;       /* a sibling of the delegation roots */
+                /* a sibling of the delegation roots, or a watch of a delegation that ended (watch_sync() drops it) */
+                if (!delegation)
+                        continue;
                 bool created = e->mask & (IN_CREATE | IN_MOVED_TO);
                 log_debug("inotify: %s %s/%s", created ? "mkdir" : "rmdir", streq(we->path, "/") ? "" : we->path,
                           e->name);
