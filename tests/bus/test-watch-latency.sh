@@ -48,7 +48,7 @@ if out=$(bus_env_as "$alice" "$probe" series "$scratch/alice" "$rounds" 100 2>&1
 else
 	not_ok "$rounds rounds of the owner's mkdir and rmdir" "$out"
 fi
-sed 's/^/# emulated (host): /' <<<"$out"
+while IFS= read -r line; do echo "# emulated (host): $line"; done <<<"$out"
 bus_env_daemon_alive && ok "the daemon is still running" || not_ok "daemon" "$(tail "$BUS_ENV_DAEMON_LOG")"
 bus_env_stop_daemon
 [ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ok "the daemon exits cleanly" || not_ok "exit status $BUS_ENV_DAEMON_STATUS"
