@@ -222,3 +222,28 @@ int backend_chown_to_dir_owner(Backend *b, const char *path, size_t *ret_changed
  * the last save. Return: 0 or -errno.
  */
 int backend_save(Backend *b);
+
+/**
+ * backend_adopt_cgroup() - take on a cgroup that someone else made (an owner's mkdir(2)), writing nothing
+ * @path: a cgroup the model does not know, whose parent it knows
+ * @max: at most this many cgroups (@path and the ones already below it)
+ *
+ * native, emulated: reads @path and the cgroups below it from the kernel
+ * into the model, as a backend_refresh() would, without reading anything
+ * else. Return: the number of cgroups taken on; -ENOENT (gone meanwhile),
+ * -EEXIST (known), -EDQUOT (more than @max; nothing taken on), -ESTALE
+ * (the model cannot take it on as found, or its parent is unknown: call
+ * backend_refresh()), -EOPNOTSUPP (sim), -EROFS, -errno of reading.
+ */
+int backend_adopt_cgroup(Backend *b, const char *path, size_t max, char **reterr_msg);
+
+/**
+ * backend_forget_cgroup() - drop a cgroup that someone else removed (rmdir(2)), writing nothing
+ *
+ * native, emulated: when @path's directory is gone, @path and what the
+ * model still has below it leave the model. Return: the number dropped (0:
+ * not known); -EEXIST (the directory is there); -ESTALE (the model refuses,
+ * e.g. it still counts processes there: call backend_refresh()), -EOPNOTSUPP
+ * (sim), -EROFS.
+ */
+int backend_forget_cgroup(Backend *b, const char *path);

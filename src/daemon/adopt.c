@@ -303,8 +303,21 @@ int adopt_in_delegations(Manager *m, const char *scope) {
 int adopt_refusal(Manager *m, const char *path, char **ret_why) {
         const DelegateSpec *d;
         _cleanup_close_ int root_fd = -1, fd = -1;
+        const char *over;
 
-        if (backend_get_type(m->backend) != BACKEND_SIM || manager_has_cgroup(m, path))
+        if (backend_get_type(m->backend) != BACKEND_SIM) {
+                /* native, emulated: the whole delegation, taken on or not, until it is within its limits */
+                over = delegation_over_limit(m, path);
+                if (!over)
+                        return 0;
+                if (ret_why && asprintf(ret_why, "its delegation %s holds more cgroups than cgbypassd manages "
+                                        "(max-cgroups-per-delegation = %u, max-delegated-cgroups = %u); remove "
+                                        "some there first", over, m->config->daemon.max_cgroups_per_delegation,
+                                        m->config->daemon.max_delegated_cgroups) < 0)
+                        return -ENOMEM;
+                return -EDQUOT;
+        }
+        if (manager_has_cgroup(m, path))
                 return 0;
         d = config_find_delegation(m->config, path);
         if (!d || streq(d->path, path))
@@ -316,4 +329,220 @@ int adopt_refusal(Manager *m, const char *path, char **ret_why) {
         if (fd < 0)
                 return 0;
         return delegation_limits_check(m, d->path, delegated_cgroups(m), 1, ret_why);
+}
+
+/* ---- native, emulated: an owner's mkdir or rmdir, one at a time ---- */
+
+typedef struct PathList {
+        char **v;               /* NULL-terminated */
+        size_t n, cap;
+} PathList;
+
+static void path_list_done(PathList *l) {
+        strv_freep(&l->v);
+        *l = (PathList) {};
+}
+
+static int path_list_add_subtree(PathList *l, const Manager *m, const char *path) {
+        Cgroup *top;
+        int r;
+
+        if (hierarchy_lookup(backend_get_model(m->backend), path, &top) < 0)
+                return 0;
+        for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top)) {
+                if (l->n + 2 > l->cap) {
+                        size_t cap = l->cap ? l->cap * 2 : 8;
+                        char **v = reallocarray(l->v, cap, sizeof(char *));
+                        if (!v)
+                                return -ENOMEM;
+                        l->v = v;
+                        l->cap = cap;
+                }
+                l->v[l->n] = l->v[l->n + 1] = NULL;
+                r = cgroup_path(c, &l->v[l->n]);
+                if (r < 0)
+                        return r;
+                l->n++;
+        }
+        return 0;
+}
+
+/* How many more cgroups the delegation @root may take on. */
+static size_t room_in(const Manager *m, const char *root) {
+        size_t here = delegation_cgroups(m, root), total = delegated_cgroups(m);
+        const DaemonSettings *s = &m->config->daemon;
+        size_t per = here < s->max_cgroups_per_delegation ? s->max_cgroups_per_delegation - here : 0;
+        size_t all = total < s->max_delegated_cgroups ? s->max_delegated_cgroups - total : 0;
+
+        return per < all ? per : all;
+}
+
+/*
+ * Take on @path (made behind the daemon) with what is below it, into @learnt.
+ * Return: >0 taken on, 0 not (gone, known, or beyond a limit: @root marked), -ESTALE, -errno.
+ */
+static int adopt_kernel_cgroup(Manager *m, const char *root, const char *path, PathList *learnt) {
+        _cleanup_free_ char *why = NULL, *msg = NULL;
+        size_t room = room_in(m, root);
+        int r;
+
+        r = backend_adopt_cgroup(m->backend, path, room, &msg);
+        if (r == -EDQUOT) {
+                /* which limit, in delegation_limits_check()'s words */
+                if (delegation_limits_check(m, root, delegated_cgroups(m), room + 1, &why) == -ENOMEM)
+                        return -ENOMEM;
+                return delegation_mark_over(m, root, why);
+        }
+        if (r == -ENOENT || r == -EEXIST)
+                return 0;
+        if (r < 0) {
+                log_debug("Cannot take on %s alone (%s): reading the hierarchy again.", path,
+                          msg ?: strerror(-r));
+                return r == -ENOMEM ? r : -ESTALE;
+        }
+        r = path_list_add_subtree(learnt, m, path);
+        return r < 0 ? r : 1;
+}
+
+/* The directories below @path in the kernel, counted up to @limit. */
+static int count_dirs(int root_fd, const char *path, unsigned depth, size_t limit, size_t *n) {
+        _cleanup_close_ int fd = -1;
+        DIR *d;
+        int r = 0;
+
+        if (depth >= MANAGER_PATH_DEPTH_MAX)
+                return 0;
+        fd = open_dir(root_fd, path, O_RDONLY);
+        if (fd < 0)
+                return fd == -ENOENT ? 0 : fd;
+        d = fdopendir(fd);
+        if (!d)
+                return -errno;
+        fd = -1;
+        for (struct dirent *de; r >= 0 && *n <= limit && (de = readdir(d));) {
+                _cleanup_free_ char *sub = NULL;
+
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                sub = child_path(path, de->d_name);
+                if (!sub)
+                        r = -ENOMEM;
+                else {
+                        (*n)++;
+                        r = count_dirs(root_fd, sub, depth + 1, limit, n);
+                }
+        }
+        (void) closedir(d);
+        return r;
+}
+
+/* The directories below @path that the model lacks, taken on (the delegation is within its limits). */
+static int adopt_missing(Manager *m, int root_fd, const char *root, const char *path, unsigned depth,
+                         PathList *learnt) {
+        _cleanup_close_ int fd = -1;
+        DIR *d;
+        int r = 0;
+
+        if (depth >= MANAGER_PATH_DEPTH_MAX)
+                return 0;
+        fd = open_dir(root_fd, path, O_RDONLY);
+        if (fd < 0)
+                return fd == -ENOENT ? 0 : fd;
+        d = fdopendir(fd);
+        if (!d)
+                return -errno;
+        fd = -1;
+        for (struct dirent *de; r >= 0 && (de = readdir(d));) {
+                _cleanup_free_ char *sub = NULL;
+
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                sub = child_path(path, de->d_name);
+                if (!sub)
+                        r = -ENOMEM;
+                else if (manager_has_cgroup(m, sub))
+                        r = adopt_missing(m, root_fd, root, sub, depth + 1, learnt);
+                else
+                        r = adopt_kernel_cgroup(m, root, sub, learnt);
+        }
+        (void) closedir(d);
+        return r < 0 ? r : 0;
+}
+
+/* After an rmdir: the over-limit delegations whose directories fit again are taken on whole. */
+static int recheck_over_limit(Manager *m, PathList *learnt) {
+        _cleanup_close_ int root_fd = -1;
+        const DaemonSettings *s = &m->config->daemon;
+        int r;
+
+        if (!m->over_limit || !m->over_limit[0])
+                return 0;
+        r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; m->over_limit && m->over_limit[i];) {
+                _cleanup_free_ char *root = strdup(m->over_limit[i]);
+                size_t here = 1, others;
+
+                if (!root)
+                        return -ENOMEM;
+                m->walks++;
+                r = count_dirs(root_fd, root, cgpath_depth(root), s->max_cgroups_per_delegation, &here);
+                if (r < 0)
+                        return r;
+                others = delegated_cgroups(m) - delegation_cgroups(m, root);
+                if (here > s->max_cgroups_per_delegation || others + here > s->max_delegated_cgroups) {
+                        i++;
+                        continue;
+                }
+                delegation_clear_over(m, root);
+                r = adopt_missing(m, root_fd, root, root, cgpath_depth(root), learnt);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int adopt_event(Manager *m, const char *path, bool created, size_t *adopted, size_t *forgotten) {
+        _cleanup_(path_list_done) PathList learnt = {};
+        const DelegateSpec *d;
+        int r;
+
+        if (backend_get_type(m->backend) == BACKEND_SIM)
+                return -EOPNOTSUPP;
+        d = config_find_delegation(m->config, path);
+        if (!d)
+                return 0;       /* the delegation ended meanwhile */
+        if (created) {
+                _cleanup_free_ char *parent = NULL;
+
+                if (manager_has_cgroup(m, path) || cgpath_parent(path, &parent) < 0 || !manager_has_cgroup(m, parent))
+                        return 0;       /* known, or below a directory not taken on */
+                if (delegation_over_limit(m, path))
+                        return 0;
+                r = adopt_kernel_cgroup(m, d->path, path, &learnt);
+                *adopted += learnt.n;
+        } else {
+                r = path_list_add_subtree(&learnt, m, path);
+                if (r >= 0 && learnt.n > 0) {
+                        r = backend_forget_cgroup(m->backend, path);
+                        if (r == -EEXIST)
+                                /* made again with the same name: the old one's state is not the new one's */
+                                r = -ESTALE;
+                        else if (r < 0 && r != -ENOMEM)
+                                r = -ESTALE;
+                }
+                if (r >= 0) {
+                        size_t n = learnt.n;
+
+                        *forgotten += n;
+                        /* client changes and lifetime "cgroup" delegations of what went */
+                        (void) manager_refresh_quiet(m, false, path, NULL);
+                        r = recheck_over_limit(m, &learnt);
+                        *adopted += learnt.n - n;
+                }
+        }
+        if (learnt.n > 0)
+                manager_emit_paths(m, learnt.v, learnt.n);
+        return r < 0 ? r : (int) learnt.n;
 }

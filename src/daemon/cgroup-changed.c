@@ -124,3 +124,14 @@ void manager_snapshot_for_signals(Manager *m, const char *scope, Snapshot *s) {
         if (snapshot_take(backend_get_model(m->backend), scope, s) < 0)
                 log_oom();
 }
+
+void manager_emit_paths(Manager *m, char *const *paths, size_t n) {
+        /* the new cgroups are watched; inotify drops a removed one's watch itself */
+        read_views_invalidate(&m->views);
+        for (size_t i = 0; i < n; i++)
+                (void) watch_add(m, paths[i]);
+        if (!m->bus)
+                return;
+        for (size_t i = 0; i < n; i++)
+                emit_cgroup_changed(m, paths[i]);
+}

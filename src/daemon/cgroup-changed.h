@@ -32,3 +32,6 @@ void manager_emit_changes(Manager *m, const Snapshot *before);
 
 /* For manager_emit_changes(); empty without a bus. @scope: the subtree that may change (NULL: all). */
 void manager_snapshot_for_signals(Manager *m, const char *scope, Snapshot *s);
+
+/* CgroupChanged for each of @paths, cgroups that came or went behind the daemon; the read views are dropped. */
+void manager_emit_paths(Manager *m, char *const *paths, size_t n);

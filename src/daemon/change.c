@@ -2,6 +2,7 @@
 /* One authorized request: vet it on a copy, record it over the desired state, plan, apply, save. */
 #include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
+#include "delegation-limits.h"
 #include "manager.h"
 #include "ownership.h"
 
@@ -245,7 +246,8 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         (void) manager_refresh_for(m, req->cgroup, &before_signals);
 
         r = hierarchy_lookup(backend_get_model(m->backend), req->cgroup, &c);
-        if (r < 0) {
+        /* a delegation over its limit (native, emulated): the bus says TooManyCgroups (adopt_refusal()) */
+        if (r < 0 || delegation_over_limit(m, req->cgroup)) {
                 r = refusal_set_detail(ret_refusal, REFUSAL_NO_SUCH_CGROUP, NULL) ?: -ENOENT;
                 goto finish;
         }

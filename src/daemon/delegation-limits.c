@@ -2,6 +2,7 @@
 /* The limits on cgroups in delegations. */
 #include <stdio.h>
 
+#include "cgbypass/log.h"
 #include "delegation-limits.h"
 #include "manager.h"
 
@@ -38,4 +39,84 @@ int delegation_limits_check(const Manager *m, const char *root, size_t total, si
         else
                 return 0;
         return r < 0 ? -ENOMEM : -EDQUOT;
+}
+
+static ssize_t over_index(const Manager *m, const char *root) {
+        for (size_t i = 0; m->over_limit && m->over_limit[i]; i++)
+                if (streq(m->over_limit[i], root))
+                        return (ssize_t) i;
+        return -1;
+}
+
+const char *delegation_over_limit(const Manager *m, const char *path) {
+        const DelegateSpec *d;
+
+        if (!m->over_limit || !path)
+                return NULL;
+        d = config_find_delegation(m->config, path);
+        return d && over_index(m, d->path) >= 0 ? d->path : NULL;
+}
+
+int delegation_mark_over(Manager *m, const char *root, const char *why) {
+        size_t n = 0;
+        char **v;
+
+        if (over_index(m, root) >= 0)
+                return 0;
+        while (m->over_limit && m->over_limit[n])
+                n++;
+        v = reallocarray(m->over_limit, n + 2, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        m->over_limit = v;
+        v[n] = strdup(root);
+        v[n + 1] = NULL;
+        if (!v[n])
+                return -ENOMEM;
+        /* once per delegation until it is below the limit again: an owner's mkdir loop is no log flood */
+        log_warning("Not taking on more cgroups in the delegation %s: %s. Requests on its cgroups are refused "
+                    "(TooManyCgroups) until its owner removes some.", root, why ?: "a limit");
+        return 0;
+}
+
+void delegation_clear_over(Manager *m, const char *root) {
+        ssize_t i = over_index(m, root);
+
+        if (i < 0)
+                return;
+        free(m->over_limit[i]);
+        for (char **p = &m->over_limit[i]; *p; p++)
+                p[0] = p[1];
+        log_info("The delegation %s is within its limits again: its cgroups are managed.", root);
+}
+
+void delegation_limits_recheck(Manager *m) {
+        if (backend_get_type(m->backend) == BACKEND_SIM)
+                return;
+        size_t total = delegated_cgroups(m);
+
+        for (size_t i = 0; i < m->config->n_delegates; i++) {
+                const char *root = m->config->delegates[i].path;
+                _cleanup_free_ char *why = NULL;
+                size_t here = delegation_cgroups(m, root);
+
+                if (here <= m->config->daemon.max_cgroups_per_delegation) {
+                        /* the model holds all the kernel has now: within both limits, it is managed again */
+                        if (total <= m->config->daemon.max_delegated_cgroups)
+                                delegation_clear_over(m, root);
+                        continue;
+                }
+                if (asprintf(&why, "it holds %zu cgroup(s), and cgbypassd manages at most %u in one delegation "
+                             "(max-cgroups-per-delegation)", here, m->config->daemon.max_cgroups_per_delegation) < 0)
+                        why = NULL;
+                (void) delegation_mark_over(m, root, why);
+        }
+        /* delegations that ended, or changed, are no longer marked */
+        for (size_t i = 0; m->over_limit && m->over_limit[i];) {
+                const DelegateSpec *d = config_find_delegation(m->config, m->over_limit[i]);
+                if (d && streq(d->path, m->over_limit[i]) && manager_has_cgroup(m, d->path))
+                        i++;
+                else
+                        delegation_clear_over(m, m->over_limit[i]);
+        }
 }

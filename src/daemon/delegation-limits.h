@@ -16,6 +16,29 @@
 
 typedef struct Manager Manager;
 
+/*
+ * native and emulated cannot refuse an owner's mkdir(2): a delegation whose
+ * directories go beyond a limit is "over its limit". The cgroups beyond it
+ * are not taken on (no model, no watch), the daemon says so once in the
+ * journal, and every request on a cgroup of that delegation is refused
+ * with TooManyCgroups until the owner has removed enough (each of its rmdirs
+ * in an over-limit delegation counts the directories again). A whole
+ * re-read (start-up, reload) takes on what it finds and marks a delegation
+ * that holds more than max-cgroups-per-delegation.
+ */
+
+/* The root of the delegation that holds @path if it is over its limit, or NULL. */
+const char *delegation_over_limit(const Manager *m, const char *path);
+
+/* Mark @root over its limit, saying @why once. Return: 0 or -ENOMEM. */
+int delegation_mark_over(Manager *m, const char *root, const char *why);
+
+/* @root is within its limits again: said once. */
+void delegation_clear_over(Manager *m, const char *root);
+
+/* After a whole re-read: mark the delegations that hold more than max-cgroups-per-delegation. */
+void delegation_limits_recheck(Manager *m);
+
 /* The cgroups of the delegation rooted at @root that the model knows (0: not known). */
 size_t delegation_cgroups(const Manager *m, const char *root);
 

@@ -6,6 +6,7 @@
 #include "adopt.h"
 #include "callers.h"
 #include "delegation.h"
+#include "delegation-limits.h"
 #include "ownership.h"
 #include "manager.h"
 #include "polkit.h"
@@ -17,6 +18,7 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         manager_flush(m);
         read_views_done(&m->views);
+        strv_freep(&m->over_limit);
         watches_done(&m->watches);
         polkit_queries_done(&m->queries);
         sd_bus_slot_unref(m->callers_gone);
@@ -140,6 +142,8 @@ int manager_open_backend(Manager *m) {
         backend_free(m->backend);
         m->backend = b;
         log_backend_drift(m);
+        if (!m->options.read_only)
+                delegation_limits_recheck(m);
         log_debug("Using the %s backend on '%s'.", backend_type_to_string(backend_get_type(b)),
                   backend_get_root(b));
         return load_client_changes(m);
@@ -245,6 +249,7 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reter
                 runtime_delegations_forget_gone(m);
                 return 0;
         }
+        m->rereads++;
         r = backend_refresh(m->backend, &why);
         if (r < 0) {
                 if (!m->refresh_warned)
@@ -259,6 +264,7 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reter
         forget_gone_changes(m);
         runtime_delegations_forget_gone(m);
         log_backend_drift(m);
+        delegation_limits_recheck(m);
         return 0;
 }
 
@@ -274,7 +280,8 @@ int manager_refresh_for(Manager *m, const char *scope, Snapshot *before) {
         _cleanup_free_ char *top = manager_known_ancestor(m, scope);
         bool whole = false;
 
-        if (backend_get_type(m->backend) != BACKEND_SIM)
+        /* a delegation over its limit is not read again for its requests: they are refused */
+        if (backend_get_type(m->backend) != BACKEND_SIM && !delegation_over_limit(m, scope))
                 whole = !top || backend_check_below(m->backend, top) <= 0;
         manager_snapshot_for_signals(m, whole ? NULL : top, before);
         return manager_refresh_quiet(m, whole, scope, NULL);

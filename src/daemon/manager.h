@@ -81,7 +81,9 @@ typedef struct Manager {
         bool refresh_warned;            /* a failing refresh is logged once until it works again */
         ReadViews views;                /* read-view.c: the effective trees, kept until the model changes */
         unsigned long walks;            /* walks of the whole model or a delegation (tests count them) */
+        unsigned long rereads;          /* backend_refresh(): the whole hierarchy read again (tests count them) */
         bool limit_warned;              /* adopt.c: owners' cgroups beyond a limit, logged once until there is room */
+        char **over_limit;              /* native, emulated: delegation roots holding more cgroups than a limit allows */
 } Manager;
 
 Manager *manager_free(Manager *m);

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The read methods' views of the model, kept until it changes. */
+#include <fcntl.h>
+
+#include "cgbypass/cgpath.h"
+#include "cgroupfs.h"
+#include "delegation-limits.h"
 #include "manager.h"
 #include "read-view.h"
 
@@ -21,10 +26,28 @@ void read_views_done(ReadViews *v) {
         read_views_invalidate(v);
 }
 
+/* Whether @path's directory is there (a sure "gone" only). */
+static bool dir_exists(Manager *m, const char *path) {
+        _cleanup_close_ int root_fd = -1, fd = -1;
+
+        if (cgfs_open_root(backend_get_root(m->backend), &root_fd) < 0)
+                return true;
+        return cgfs_open_dir(root_fd, cgpath_relative(path), O_PATH, &fd) != -ENOENT;
+}
+
 int read_view_prepare(Manager *m, const char *scope) {
-        /* the watches saw every mkdir and rmdir of the delegations, and a sim changes by nothing else */
-        if (backend_get_type(m->backend) == BACKEND_SIM && watch_catch_up(m) > 0)
-                return 0;
+        /*
+         * The watches saw every mkdir and rmdir of the delegations, and the daemon
+         * made its own writes: a sim changes by nothing else; what other writers do
+         * to a kernel is learnt before a change and at a reload (docs/backends.md).
+         */
+        if (watch_catch_up(m) > 0) {
+                if (!scope || backend_get_type(m->backend) == BACKEND_SIM || manager_has_cgroup(m, scope))
+                        return 0;
+                /* a cgroup unknown here: news only where a directory is, and not one a limit kept out */
+                if (delegation_over_limit(m, scope) || !dir_exists(m, scope))
+                        return 0;
+        }
         (void) manager_refresh(m, scope);
         return 0;
 }

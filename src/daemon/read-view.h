@@ -8,11 +8,12 @@
  * every change, apply, reload and refresh ends with, drops the views. So a
  * read costs its reply, not a walk of every cgroup.
  *
- * The model is current for a read without a refresh when nothing changes
- * behind the daemon's back unseen: a sim whose delegations the watches cover
- * (watch.c; the pending events are taken in first, so an owner's mkdir just
- * before the call is known). Otherwise, and on native and emulated, whose
- * kernel anyone may change, the read refreshes first as before.
+ * The model is what reads answer from, without a refresh, while the watches
+ * cover every delegated cgroup (watch.c; the pending events are taken in
+ * first, so an owner's mkdir just before the call is known), on every
+ * backend. What other root writers do to a kernel is not seen by reads: a
+ * change request checks its subtree first, a reload re-reads everything
+ * (docs/backends.md). Without complete watches a read refreshes first.
  */
 
 #include <stdbool.h>

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Owners' mkdir and rmdir in their delegations, seen through inotify. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
+#include "adopt.h"
+#include "decision-log.h"
 #include "cgroupfs.h"
 #include "manager.h"
 #include "watch.h"
@@ -59,7 +64,40 @@ static const char *delegation_of(const Manager *m, const char *path) {
         return NULL;
 }
 
+/*
+ * Whether @path is the parent of a delegation root: cgroup2 sends no
+ * IN_IGNORED when a watched directory goes (kernfs keeps the inode), so a
+ * root's rmdir is seen only from its parent.
+ */
+static bool above_delegation(const Manager *m, const char *path) {
+        for (size_t i = 0; i < m->config->n_delegates; i++) {
+                _cleanup_free_ char *parent = NULL;
+
+                if (cgpath_parent(m->config->delegates[i].path, &parent) >= 0 && streq(parent, path))
+                        return true;
+        }
+        return false;
+}
+
+/* The delegation root @name in @parent, or NULL. */
+static const char *delegation_root_named(const Manager *m, const char *parent, const char *name) {
+        _cleanup_free_ char *path = NULL;
+
+        if (cgpath_join(parent, name, &path) < 0)
+                return NULL;
+        for (size_t i = 0; i < m->config->n_delegates; i++)
+                if (streq(m->config->delegates[i].path, path))
+                        return m->config->delegates[i].path;
+        return NULL;
+}
+
+static int add_one_as(Manager *m, Watches *w, int root_fd, const char *path, bool above);
+
 static int add_one(Manager *m, Watches *w, int root_fd, const char *path) {
+        return add_one_as(m, w, root_fd, path, false);
+}
+
+static int add_one_as(Manager *m, Watches *w, int root_fd, const char *path, bool above) {
         size_t at;
         bool found;
         char *copy;
@@ -100,12 +138,55 @@ static int add_one(Manager *m, Watches *w, int root_fd, const char *path) {
                 return -ENOMEM;
         }
         memmove(&w->v[at + 1], &w->v[at], (w->n - at) * sizeof(WatchEntry));
-        w->v[at] = (WatchEntry) { .wd = wd, .path = copy };
+        w->v[at] = (WatchEntry) { .wd = wd, .path = copy, .above = above };
         w->n++;
         return 1;
 }
 
 static void schedule(Manager *m, const char *delegation);
+static bool queue_event(Manager *m, const char *parent, const char *name, bool created);
+
+/* native, emulated: what was made in @path before its watch sent no event: queued as if it had */
+static void queue_unwatched_children(Manager *m, int root_fd, const char *path) {
+        _cleanup_close_ int fd = -1;
+        DIR *d;
+        int r;
+
+        r = cgfs_open_dir(root_fd, cgpath_relative(path), O_RDONLY, &fd);
+        if (r < 0 || !(d = fdopendir(fd)))
+                return;
+        fd = -1;
+        for (struct dirent *de; (de = readdir(d));) {
+                _cleanup_free_ char *sub = NULL;
+
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                if (cgpath_join(path, de->d_name, &sub) < 0 || manager_has_cgroup(m, sub))
+                        continue;
+                if (!queue_event(m, path, de->d_name, true))
+                        schedule(m, NULL);
+                schedule(m, delegation_of(m, path));
+        }
+        (void) closedir(d);
+}
+
+int watch_add(Manager *m, const char *path) {
+        Watches *w = &m->watches;
+        _cleanup_close_ int root_fd = -1;
+        int r;
+
+        if (w->fd < 0 || !manager_has_cgroup(m, path) || !delegation_of(m, path))
+                return 0;
+        r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
+        if (r < 0) {
+                w->incomplete = true;
+                return r;
+        }
+        r = add_one(m, w, root_fd, path);
+        if (r > 0 && backend_get_type(m->backend) != BACKEND_SIM)
+                queue_unwatched_children(m, root_fd, path);
+        return r;
+}
 
 int watch_sync(Manager *m) {
         Watches *w = &m->watches;
@@ -119,7 +200,8 @@ int watch_sync(Manager *m) {
         w->incomplete = false;  /* until a cgroup of a delegation cannot be watched */
         /* watches of cgroups that are gone, or no longer delegated */
         for (size_t i = w->n; i-- > 0;)
-                if (!manager_has_cgroup(m, w->v[i].path) || !delegation_of(m, w->v[i].path))
+                if (!manager_has_cgroup(m, w->v[i].path) ||
+                    !(w->v[i].above ? above_delegation(m, w->v[i].path) : !!delegation_of(m, w->v[i].path)))
                         drop_entry(w, &w->v[i], true);
         if (m->config->n_delegates == 0)
                 return 0;
@@ -130,10 +212,16 @@ int watch_sync(Manager *m) {
                                          backend_get_root(m->backend));
         }
         for (size_t i = 0; i < m->config->n_delegates; i++) {
+                _cleanup_free_ char *parent = NULL;
                 Cgroup *top;
 
                 if (hierarchy_lookup(h, m->config->delegates[i].path, &top) < 0)
                         continue;
+                /* native, emulated: the root's own rmdir (see above_delegation()) */
+                if (backend_get_type(m->backend) != BACKEND_SIM &&
+                    cgpath_parent(m->config->delegates[i].path, &parent) >= 0 &&
+                    add_one_as(m, w, root_fd, parent, true) < 0)
+                        return log_oom();
                 for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top)) {
                         _cleanup_free_ char *path = NULL;
 
@@ -146,12 +234,72 @@ int watch_sync(Manager *m) {
                          * what was made there before the watch (at start-up, in a cgroup just
                          * adopted, in a new delegation) sent no event: look there once
                          */
-                        if (r > 0 && w->timer)
-                                schedule(m, m->config->delegates[i].path);
+                        if (r > 0 && w->timer) {
+                                if (backend_get_type(m->backend) == BACKEND_SIM)
+                                        schedule(m, m->config->delegates[i].path);
+                                else
+                                        queue_unwatched_children(m, root_fd, path);
+                        }
                         added += r;
                 }
         }
         return added;
+}
+
+static void events_clear(Watches *w) {
+        for (size_t i = 0; i < w->n_events; i++)
+                free(w->events[i].path);
+        w->n_events = 0;
+}
+
+/* native, emulated: learn one cgroup at a time. Return: false, the events could not be kept (refresh). */
+static bool queue_event(Manager *m, const char *parent, const char *name, bool created) {
+        Watches *w = &m->watches;
+        char *path;
+
+        if (backend_get_type(m->backend) == BACKEND_SIM)
+                return true;
+        if (w->all || w->n_events >= WATCH_EVENTS_MAX)
+                return false;
+        if (w->n_events == w->cap_events) {
+                size_t cap = w->cap_events ? w->cap_events * 2 : 16;
+                WatchEvent *v = reallocarray(w->events, cap, sizeof(WatchEvent));
+                if (!v)
+                        return false;
+                w->events = v;
+                w->cap_events = cap;
+        }
+        if (name ? cgpath_join(parent, name, &path) < 0 : !(path = strdup(parent)))
+                return false;
+        w->events[w->n_events++] = (WatchEvent) { .path = path, .created = created };
+        return true;
+}
+
+/* native, emulated: each event of the burst, in order. Return: false, the model could not follow (refresh). */
+static bool learn_events(Manager *m) {
+        Watches *w = &m->watches;
+        size_t adopted = 0, forgotten = 0;
+        bool ok = true;
+
+        /* what adopt_event() queues meanwhile (children made before a new watch) is taken in this round too */
+        size_t i = 0;
+        while (i < w->n_events) {
+                _cleanup_free_ char *path = TAKE_PTR(w->events[i].path);
+                bool created = w->events[i].created;
+
+                i++;
+                if (adopt_event(m, path, created, &adopted, &forgotten) < 0) {
+                        ok = false;
+                        break;
+                }
+        }
+        for (; i < w->n_events; i++)
+                free(w->events[i].path);
+        w->n_events = 0;
+        /* one line for a burst, be it 1 cgroup or 300 (each is a debug line) */
+        if (adopted + forgotten > 0)
+                decision_log_adopted(adopted, forgotten, NULL);
+        return ok;
 }
 
 /* The refresh, after a burst of events. */
@@ -165,6 +313,13 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         bool all = w->all;
 
         w->pending = w->all = false;
+        if (backend_get_type(m->backend) != BACKEND_SIM && !all) {
+                if (learn_events(m))
+                        return 0;       /* watch_add() followed each cgroup taken on */
+                free(scope);            /* the model is in doubt: all of it again */
+                scope = NULL;
+        }
+        events_clear(w);
         (void) manager_refresh(m, all ? NULL : scope);
         (void) watch_sync(m);   /* where it adds watches, it asks for one more look */
         return 0;
@@ -218,19 +373,32 @@ static int read_events(Manager *m) {
                         continue;
                 if (e->mask & IN_IGNORED) {
                         /*
-                         * the directory went (rmdir): the kernel dropped the watch. A delegation
-                         * root's parent is not watched: this is the only word of its rmdir.
+                         * the directory went (rmdir): the kernel dropped the watch. On a sim a
+                         * delegation root's parent is not watched: this is the only word of its
+                         * rmdir (cgroup2 may send none: native and emulated watch the parent).
                          */
-                        schedule(m, delegation_of(m, we->path));
+                        if (!we->above && delegation_of(m, we->path)) {
+                                if (!queue_event(m, we->path, NULL, false))
+                                        schedule(m, NULL);
+                                schedule(m, delegation_of(m, we->path));
+                        }
                         drop_entry(w, we, false);
                         continue;
                 }
                 /* a cgroup's files come and go with controllers: only directories are cgroups */
-                if (!(e->mask & IN_ISDIR))
+                if (!(e->mask & IN_ISDIR) || e->len == 0)
                         continue;
-                log_debug("inotify: %s %s/%s", e->mask & (IN_CREATE | IN_MOVED_TO) ? "mkdir" : "rmdir",
-                          streq(we->path, "/") ? "" : we->path, e->len ? e->name : "");
-                schedule(m, delegation_of(m, we->path));
+                const char *delegation = we->above ? delegation_root_named(m, we->path, e->name) :
+                                                     delegation_of(m, we->path);
+                /* a sibling of the delegation roots, or a watch of a delegation that ended (watch_sync() drops it) */
+                if (!delegation)
+                        continue;
+                bool created = e->mask & (IN_CREATE | IN_MOVED_TO);
+                log_debug("inotify: %s %s/%s", created ? "mkdir" : "rmdir", streq(we->path, "/") ? "" : we->path,
+                          e->name);
+                if (!queue_event(m, we->path, e->name, created))
+                        schedule(m, NULL);
+                schedule(m, delegation);
         }
         return len > 0;
 }
@@ -281,8 +449,9 @@ int watch_start(Manager *m) {
                 return -errno;
         r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, m);
         if (r >= 0)
-                r = sd_event_add_time_relative(m->event, &w->timer, CLOCK_MONOTONIC, WATCH_COALESCE_USEC, 0,
-                                               on_timer, m);
+                /* accuracy 0 would be sd-event's default, 250 ms: the signal's latency */
+                r = sd_event_add_time_relative(m->event, &w->timer, CLOCK_MONOTONIC, WATCH_COALESCE_USEC,
+                                               WATCH_ACCURACY_USEC, on_timer, m);
         if (r >= 0)
                 r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
         if (r >= 0)
@@ -299,6 +468,8 @@ void watches_done(Watches *w) {
         w->post = sd_event_source_disable_unref(w->post);
         for (size_t i = 0; i < w->n; i++)
                 free(w->v[i].path);
+        events_clear(w);
+        free(w->events);
         free(w->v);
         free(w->scope);
         if (w->fd >= 0)

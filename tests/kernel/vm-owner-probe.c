@@ -14,6 +14,11 @@
  *       daemon's inotify watch can have noticed. Prints the latency, and as
  *       a same-run baseline the round trips of a Ping to the daemon and of a
  *       GetCgroup of PATH's parent; exits 1 when no signal came within 5 s;
+ *   vm-owner-probe series DIR N BOUND_MS
+ *       N rounds of the caller's mkdir(2) of DIR/lat-K and its rmdir(2), each
+ *       timed to its CgroupChanged, with a Ping per round as the same-run
+ *       baseline: p50, p99, max, and how many took longer than BOUND_MS
+ *       (printed, not judged; exit 1 only when a signal did not come in 5 s);
  *   vm-owner-probe exchange PATH1 PATH2 | socket PATH
  *       what an owner's renameat2(RENAME_EXCHANGE) or bind(2) of a unix
  *       socket gets in a cgroup2 directory: prints 'ok' or the errno's name
@@ -155,6 +160,130 @@ static int probe_changed(const char *op, const char *path) {
         return 0;
 }
 
+/* The signal for a path ending in @suffix, to tell one round's from another's. */
+struct awaited {
+        const char *suffix;
+        int seen;
+};
+
+static int on_awaited(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        struct awaited *a = userdata;
+        const char *cgroup;
+        size_t n, k;
+
+        (void) ret_error;
+        if (sd_bus_message_read(m, "s", &cgroup) < 0)
+                return 0;
+        n = strlen(cgroup);
+        k = strlen(a->suffix);
+        if (n >= k && strcmp(cgroup + n - k, a->suffix) == 0)
+                a->seen = 1;
+        return 0;
+}
+
+static int wait_seen(sd_bus *bus, struct awaited *a, unsigned long long deadline) {
+        while (!a->seen && now_usec() < deadline) {
+                int r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r;
+                if (r == 0 && sd_bus_wait(bus, deadline - now_usec()) < 0)
+                        return -EIO;
+        }
+        return a->seen ? 0 : -ETIMEDOUT;
+}
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+        return (x > y) - (x < y);
+}
+
+/* The nearest-rank percentile @p of @v (sorted here). */
+static double percentile(double *v, unsigned n, unsigned p) {
+        unsigned rank = (p * n + 99) / 100;
+
+        qsort(v, n, sizeof(double), cmp_double);
+        return v[rank ? rank - 1 : 0];
+}
+
+/*
+ * N rounds of the caller's own mkdir(2) of DIR/lat-K, then its rmdir(2), each
+ * timed to its CgroupChanged; a Ping of the daemon per round is the same-run
+ * baseline (the bus's round trip, the loop's wake-up). Prints p50, p99 and
+ * max of each, and how many of each exceeded BOUND_MS; exit 1 when a signal
+ * did not come within 5 s.
+ */
+static int probe_series(const char *dir, unsigned n, double bound_ms) {
+        double *mk = calloc(n, sizeof(double)), *rm = calloc(n, sizeof(double)), *ping = calloc(n, sizeof(double));
+        unsigned over_mk = 0, over_rm = 0;
+        sd_bus *bus = NULL;
+        int r;
+
+        if (!mk || !rm || !ping || n == 0)
+                return 2;
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                fprintf(stderr, "vm-owner-probe: the bus: %s\n", strerror(-r));
+                return 1;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                char path[4096], suffix[64];
+                struct awaited a = { .suffix = suffix };
+                sd_bus_slot *slot = NULL;
+                unsigned long long t0;
+
+                snprintf(suffix, sizeof(suffix), "/lat-%u", i);
+                snprintf(path, sizeof(path), "%s%s", dir, suffix);
+                r = sd_bus_match_signal(bus, &slot, "org.cgbypass1", "/org/cgbypass1", "org.cgbypass1.Manager",
+                                        "CgroupChanged", on_awaited, &a);
+                /* the match is in place once the bus answered a call made after it */
+                if (r >= 0)
+                        r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                               "org.freedesktop.DBus", "GetId", NULL, NULL, NULL);
+                if (r < 0) {
+                        fprintf(stderr, "vm-owner-probe: the bus: %s\n", strerror(-r));
+                        return 1;
+                }
+                t0 = now_usec();
+                if (mkdir(path, 0755) < 0) {
+                        fprintf(stderr, "vm-owner-probe: mkdir %s: %s\n", path, strerror(errno));
+                        return 1;
+                }
+                if (wait_seen(bus, &a, t0 + 5000000ULL) < 0) {
+                        fprintf(stderr, "vm-owner-probe: no CgroupChanged within 5 s of mkdir %s (round %u)\n", path, i);
+                        return 1;
+                }
+                mk[i] = (double) (now_usec() - t0) / 1000.0;
+                t0 = now_usec();
+                r = sd_bus_call_method(bus, "org.cgbypass1", "/org/cgbypass1", "org.freedesktop.DBus.Peer", "Ping",
+                                       NULL, NULL, NULL);
+                ping[i] = (double) (now_usec() - t0) / 1000.0;
+                a.seen = 0;
+                t0 = now_usec();
+                if (rmdir(path) < 0) {
+                        fprintf(stderr, "vm-owner-probe: rmdir %s: %s\n", path, strerror(errno));
+                        return 1;
+                }
+                if (wait_seen(bus, &a, t0 + 5000000ULL) < 0) {
+                        fprintf(stderr, "vm-owner-probe: no CgroupChanged within 5 s of rmdir %s (round %u)\n", path, i);
+                        return 1;
+                }
+                rm[i] = (double) (now_usec() - t0) / 1000.0;
+                over_mk += mk[i] > bound_ms;
+                over_rm += rm[i] > bound_ms;
+                sd_bus_slot_unref(slot);
+        }
+        printf("mkdir->CgroupChanged n=%u p50=%.1f ms p99=%.1f ms max=%.1f ms over_%.0fms=%u\n", n,
+               percentile(mk, n, 50), percentile(mk, n, 99), percentile(mk, n, 100), bound_ms, over_mk);
+        printf("rmdir->CgroupChanged n=%u p50=%.1f ms p99=%.1f ms max=%.1f ms over_%.0fms=%u\n", n,
+               percentile(rm, n, 50), percentile(rm, n, 99), percentile(rm, n, 100), bound_ms, over_rm);
+        printf("baseline Ping n=%u p50=%.1f ms p99=%.1f ms\n", n, percentile(ping, n, 50), percentile(ping, n, 99));
+        free(mk);
+        free(rm);
+        free(ping);
+        sd_bus_flush_close_unref(bus);
+        return 0;
+}
+
 static int print_result(int r) {
         if (r < 0)
                 printf("%s\n", strerrorname_np(errno) ?: "?");
@@ -181,11 +310,13 @@ int main(int argc, char *argv[]) {
         if (argc == 4 && strcmp(argv[1], "changed") == 0 &&
             (strcmp(argv[2], "mkdir") == 0 || strcmp(argv[2], "rmdir") == 0))
                 return probe_changed(argv[2], argv[3]);
+        if (argc == 5 && strcmp(argv[1], "series") == 0)
+                return probe_series(argv[2], (unsigned) strtoul(argv[3], NULL, 10), strtod(argv[4], NULL));
         if (argc == 4 && strcmp(argv[1], "exchange") == 0)
                 return print_result(renameat2(AT_FDCWD, argv[2], AT_FDCWD, argv[3], RENAME_EXCHANGE));
         if (argc == 3 && strcmp(argv[1], "socket") == 0)
                 return probe_socket(argv[2]);
-        fprintf(stderr, "usage: vm-owner-probe inotify DIR | changed mkdir|rmdir PATH | exchange PATH1 PATH2 | "
-                        "socket PATH\n");
+        fprintf(stderr, "usage: vm-owner-probe inotify DIR | changed mkdir|rmdir PATH | series DIR N BOUND_MS |\n"
+                "       exchange PATH1 PATH2 | socket PATH\n");
         return 2;
 }

@@ -481,3 +481,144 @@ bool kernel_scan_agrees(const KernelScan *s, const Hierarchy *h) {
                 known++;
         return seen == known;   /* none removed behind our back */
 }
+
+/* ---- cgroups that someone else made or removed (an owner's mkdir, rmdir), read one at a time ---- */
+
+/* The hierarchies to keep in step: the model, and on emulated the kernel's; NULL when the kernel is in doubt. */
+static int adopt_targets(Backend *b, Hierarchy **ret_kernel) {
+        const Hierarchy *view;
+
+        if (b->type == BACKEND_SIM || !b->vtable->kernel_view)
+                return -EOPNOTSUPP;
+        if (b->read_only)
+                return -EROFS;
+        view = b->vtable->kernel_view(b);
+        if (!view)
+                return -ESTALE;
+        /* the backend's own kernel model, mutable to it: the same object as the model on native */
+        *ret_kernel = view == b->model ? NULL : (Hierarchy *) view;
+        return 0;
+}
+
+static int import_one(Hierarchy *h, const KernelCgroup *kc, CgMask sc, CgMask sb, CgMask en) {
+        Cgroup *c;
+        int r;
+
+        r = hierarchy_import(h, kc->path, kc->threaded, sc, sb, en, kc->nr_procs, NULL);
+        if (r >= 0)
+                r = hierarchy_lookup(h, kc->path, &c);
+        if (r >= 0)
+                r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
+        return r;
+}
+
+int backend_adopt_cgroup(Backend *b, const char *path, size_t max, char **reterr_msg) {
+        const char *rel = cgpath_relative(path);
+        _cleanup_free_ char *parent_path = NULL;
+        _cleanup_(kernel_scan_done) KernelScan s = {};
+        Hierarchy *kernel = NULL;
+        Cgroup *parent, *c;
+        size_t n = 0;
+        int r;
+
+        r = adopt_targets(b, &kernel);
+        if (r < 0)
+                return r;
+        if (streq(rel, "."))
+                return -EEXIST;
+        if (hierarchy_lookup(b->model, rel, &c) >= 0)
+                return -EEXIST;
+        r = cgpath_parent(rel, &parent_path);
+        if (r < 0)
+                return r;
+        if (hierarchy_lookup(b->model, parent_path, &parent) < 0)
+                return -ESTALE;
+        r = kernel_scan_subtree(b->root_fd, b->root, rel, cgroup_level(parent) + 1, &s, reterr_msg);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s.n; i++)
+                n += !s.cgroups[i].gone;
+        if (n > max)
+                return -EDQUOT;
+
+        /*
+         * As kernel_scan_import() would have loaded them. A failure leaves the ones
+         * before it in the model: -ESTALE, the caller reads the whole hierarchy again.
+         */
+        CgMask parent_sb = cgroup_get_subtree_bypass(parent);
+        for (size_t i = 0; i < s.n; i++) {
+                const KernelCgroup *kc = &s.cgroups[i];
+                CgMask above_sb = i == 0 ? parent_sb : s.cgroups[kc->parent].subtree_bypass;
+
+                if (kc->gone)
+                        continue;
+                if (kernel) {
+                        /* emulated: a stock kernel has no bypass state, and a new cgroup none saved */
+                        if (kc->subtree_bypass || kc->bypassed)
+                                return backend_msg(reterr_msg, -ESTALE, "'%s' shows bypass state", kc->path);
+                        r = import_one(b->model, kc, kc->subtree_control, 0, 0);
+                        if (r >= 0)
+                                r = import_one(kernel, kc, kc->subtree_control, 0, 0);
+                } else
+                        r = import_one(b->model, kc, kc->subtree_control, kc->subtree_bypass,
+                                       kc->controllers & above_sb);
+                if (r < 0)
+                        return backend_msg(reterr_msg, r == -ENOMEM ? r : -ESTALE, "Failed to take on '%s': %s",
+                                           kc->path, strerror(-r));
+
+                /* what the model derives must be what the kernel shows (emulated: its stock model) */
+                const Hierarchy *k = kernel ?: b->model;
+                r = hierarchy_lookup(k, kc->path, &c);
+                if (r < 0)
+                        return r;
+                if (cgroup_get_controllers(k, c) != kc->controllers || cgroup_get_bypassed(k, c) != kc->bypassed ||
+                    (kc->type && !streq(kc->type, cgroup_type_to_string(cgroup_get_type(k, c)))))
+                        return backend_msg(reterr_msg, -ESTALE, "'%s' shows other controllers than the model "
+                                           "derives", kc->path);
+        }
+        return n > INT_MAX ? INT_MAX : (int) n;
+}
+
+int backend_forget_cgroup(Backend *b, const char *path) {
+        const char *rel = cgpath_relative(path);
+        _cleanup_strv_free_ char **paths = NULL;
+        _cleanup_close_ int fd = -1;
+        Hierarchy *kernel = NULL;
+        size_t n = 0;
+        Cgroup *top;
+        int r;
+
+        r = adopt_targets(b, &kernel);
+        if (r < 0)
+                return r;
+        if (streq(rel, ".") || hierarchy_lookup(b->model, rel, &top) < 0)
+                return 0;
+        r = cgfs_open_dir(b->root_fd, rel, O_PATH, &fd);
+        if (r >= 0)
+                return -EEXIST;
+        if (r != -ENOENT)
+                return r;
+
+        /* a cgroup's rmdir(2) needs it empty: the ones below went before it */
+        for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top))
+                n++;
+        paths = calloc(n + 1, sizeof(char *));
+        if (!paths)
+                return -ENOMEM;
+        n = 0;
+        for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top)) {
+                r = backend_cgroup_relpath(c, &paths[n]);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        for (size_t i = n; i-- > 0;) {
+                /* populated in the model: its process counts are old; the whole re-read settles it */
+                r = hierarchy_rmdir(b->model, paths[i], NULL);
+                if (r >= 0 && kernel)
+                        r = hierarchy_rmdir(kernel, paths[i], NULL);
+                if (r < 0)
+                        return -ESTALE;
+        }
+        return n > INT_MAX ? INT_MAX : (int) n;
+}
