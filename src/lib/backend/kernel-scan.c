@@ -266,7 +266,7 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
         r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &dir_fd);
         if (r < 0)
                 return r;
-        r = cgfs_list_at(dir_fd, &e, &ne);
+        r = cgfs_list_kernfs_dirs_at(dir_fd, &e, &ne);
         if (r < 0)
                 return r;
         bool children = has_child_dirs(e, ne);
