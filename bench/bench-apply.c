@@ -383,7 +383,8 @@ int main(int argc, char *argv[]) {
                 fmt(p, sizeof(p), "%s/cgroup.subtree_control", mount);
                 _cleanup_fclose_ FILE *f = fopen(p, "re");
                 char line[1024] = "";
-                if (!f || !fgets(line, sizeof(line), f))
+                /* nothing enabled reads as an empty file (cgroup_print_ss_mask() prints no newline) */
+                if (!f || (!fgets(line, sizeof(line), f) && ferror(f)))
                         die(p);
                 bool found = false;
                 for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n"))
