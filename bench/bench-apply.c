@@ -383,7 +383,8 @@ int main(int argc, char *argv[]) {
                 fmt(p, sizeof(p), "%s/cgroup.subtree_control", mount);
                 _cleanup_fclose_ FILE *f = fopen(p, "re");
                 char line[1024] = "";
-                if (!f || !fgets(line, sizeof(line), f))
+                /* nothing enabled reads as an empty file (cgroup_print_ss_mask() prints no newline) */
+                if (!f || (!fgets(line, sizeof(line), f) && ferror(f)))
                         die(p);
                 bool found = false;
                 for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n"))
@@ -408,8 +409,8 @@ int main(int argc, char *argv[]) {
 
         printf("bench-apply: %s, %s backend, controller %s, tree depth 4, one subtree_control write per inner "
                "cgroup, %u round(s), medians\n", sim ? scratch : mount, sim ? "sim" : "emulated", ctrl, rounds);
-        printf("%7s %10s %10s %10s %8s %8s %8s %12s\n", "cgroups", "baseline", "apply", "re-apply", "apply/",
-               "re-app/", "cpu", "cgconfig");
+        printf("%7s %10s %10s %10s %8s %8s %8s %8s %12s\n", "cgroups", "baseline", "apply", "re-apply", "apply/",
+               "re-app/", "cpu", "re-cpu", "cgconfig");
         double cgconf_vs_apply = NAN;
         size_t figs_n[8];
         double figs_apply[8], figs_again[8];
@@ -417,7 +418,7 @@ int main(int argc, char *argv[]) {
                 size_t n;
                 Node *nodes = make_tree(sizes[s], &n);
                 char conf[4096], state[4096];
-                double bw[MAX_ROUNDS], aw[MAX_ROUNDS], rw[MAX_ROUNDS], bc[MAX_ROUNDS], ac[MAX_ROUNDS];
+                double bw[MAX_ROUNDS], aw[MAX_ROUNDS], rw[MAX_ROUNDS], bc[MAX_ROUNDS], ac[MAX_ROUNDS], rc[MAX_ROUNDS];
 
                 fmt(conf, sizeof(conf), "%s/cgbypassd-%zu.conf", tmp, n);
                 fmt(state, sizeof(state), "%s/state-%zu", tmp, n);
@@ -444,7 +445,7 @@ int main(int argc, char *argv[]) {
                                 r = run_command(dargv);
                                 remove_cgroups(scratch, nodes, n, ctrl);
                         }
-                        bw[k] = b.wall, aw[k] = a.wall, rw[k] = r.wall, bc[k] = b.cpu, ac[k] = a.cpu;
+                        bw[k] = b.wall, aw[k] = a.wall, rw[k] = r.wall, bc[k] = b.cpu, ac[k] = a.cpu, rc[k] = r.cpu;
                 }
                 forget_tree();
 
@@ -467,8 +468,9 @@ int main(int argc, char *argv[]) {
                 }
 
                 double base = median(bw, rounds), apply = median(aw, rounds), again = median(rw, rounds);
-                printf("%7zu %8.3f s %8.3f s %8.3f s %7.2fx %7.2fx %7.2fx %10.3f s\n", n, base, apply, again,
-                       apply / base, again / base, median(ac, rounds) / median(bc, rounds), cgc);
+                printf("%7zu %8.3f s %8.3f s %8.3f s %7.2fx %7.2fx %7.2fx %7.2fx %10.3f s\n", n, base, apply, again,
+                       apply / base, again / base, median(ac, rounds) / median(bc, rounds),
+                       median(rc, rounds) / median(bc, rounds), cgc);
                 figs_n[s] = n;
                 figs_apply[s] = apply / base;
                 figs_again[s] = again / base;
@@ -479,7 +481,7 @@ int main(int argc, char *argv[]) {
                 free(nodes);
         }
         printf("apply/: cold --apply-once / baseline; re-app/: --apply-once with nothing to change / baseline;\n"
-               "cpu: CPU time of the cold apply / of the baseline (user + system)\n");
+               "cpu, re-cpu: CPU time (user + system) of the cold apply, of the re-apply / of the baseline\n");
         for (size_t s = 0; s < n_sizes; s++) {
                 fmt(p, sizeof(p), "%s apply-once / bare loop, %zu cgroups", sim ? "sim" : "cgroup2", figs_n[s]);
                 figure(p, figs_apply[s], "<=", 1.2);

@@ -8,8 +8,7 @@
  * save); warm: a restart over the state the cold start left.
  *
  * The baseline: a bare C loop reading the files the start-up scan reads,
- * cgroup by cgroup (one directory fd; cgroup.controllers, .subtree_control,
- * .type, .procs, .max.depth, .max.descendants; the directory's entries).
+ * cgroup by cgroup (see read_loop()).
  *
  * usage: bench-startup CGBYPASSD [--mount DIR] [--controller NAME] [--runs R] [N...]
  */
@@ -115,10 +114,19 @@ static size_t slurp(int dfd, const char *name) {
         return total;
 }
 
-/* the baseline: what the scan reads, parents first, nothing kept but the paths still to visit */
+/*
+ * The baseline, parents first, nothing kept but the paths still to visit.
+ * What the scan reads of this tree (no process in it, plain domains; see
+ * read_cgroup_below() in src/lib/backend/kernel-scan.c): every cgroup's
+ * subtree_control and two limits and its subdirectories (one getdents64(2)
+ * where they fit, as kernfs fills the buffer), cgroup.type where it has
+ * children; the top also its controllers, procs and events.
+ */
 static double read_loop(const char *top, size_t *ret_n) {
-        static const char *const files[] = { "cgroup.controllers", "cgroup.subtree_control", "cgroup.type",
-                                             "cgroup.procs", "cgroup.max.depth", "cgroup.max.descendants" };
+        static const char *const always[] = { "cgroup.subtree_control", "cgroup.max.depth",
+                                              "cgroup.max.descendants" };
+        static const char *const at_top[] = { "cgroup.controllers", "cgroup.type", "cgroup.procs",
+                                              "cgroup.events" };
         size_t cap = 1024, head = 0, tail = 0, bytes = 0;
         char **queue = malloc(cap * sizeof(char *));
         double t0 = now();
@@ -129,13 +137,12 @@ static double read_loop(const char *top, size_t *ret_n) {
                 char *dir = queue[head++];
                 char ents[16384];
                 int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                size_t before = tail;
                 ssize_t got;
 
                 if (dfd < 0)
                         die(dir);
-                for (size_t i = 0; i < ELEMENTSOF(files); i++)
-                        bytes += slurp(dfd, files[i]);
-                while ((got = getdents64(dfd, ents, sizeof(ents))) > 0)
+                while ((got = getdents64(dfd, ents, sizeof(ents))) > 0) {
                         for (ssize_t off = 0; off < got;) {
                                 struct dirent64 *de = (struct dirent64 *) (ents + off);
                                 off += de->d_reclen;
@@ -146,6 +153,16 @@ static double read_loop(const char *top, size_t *ret_n) {
                                 if (asprintf(&queue[tail++], "%s/%s", dir, de->d_name) < 0)
                                         die("asprintf");
                         }
+                        if ((size_t) got + 280 <= sizeof(ents))
+                                break;
+                }
+                for (size_t i = 0; i < ELEMENTSOF(always); i++)
+                        bytes += slurp(dfd, always[i]);
+                if (head == 1)
+                        for (size_t i = 0; i < ELEMENTSOF(at_top); i++)
+                                bytes += slurp(dfd, at_top[i]);
+                else if (tail > before)
+                        bytes += slurp(dfd, "cgroup.type");
                 close(dfd);
                 free(dir);
         }

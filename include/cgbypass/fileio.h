@@ -24,6 +24,18 @@ int file_replace_at(int dir_fd, const char *name, const char *text);
 /* The same in the directory @dir, which is made (0755) if missing. */
 int file_write_atomic(const char *dir, const char *name, const char *text);
 
+/**
+ * file_write_atomic_changed_at() - file_write_atomic_at() unless @name
+ * already holds exactly @text (return 0 without writing)
+ *
+ * For records of state a kernel keeps in memory (cgroupfs), rewritten after
+ * every apply: an apply that changed nothing pays one read instead of two
+ * flushes. The bytes found were made durable by the write that put them
+ * there, up to the crash window of that write's own directory fsync.
+ */
+int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text);
+int file_write_atomic_changed(const char *dir, const char *name, const char *text);
+
 #define FILE_READ_NO_NUL (1u << 0)      /* a text format: a NUL byte is -EBADMSG */
 
 /**

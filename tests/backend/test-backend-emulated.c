@@ -623,11 +623,70 @@ START_TEST(test_auto) {
 }
 END_TEST
 
+/* the model's file against the kernel's, for what the scan may derive instead of reading */
+static void model_is_kernel(const Hierarchy *h, const char *rel, const char *file) {
+        _cleanup_free_ char *m = NULL, *k = kread(rel, file);
+        Cgroup *c;
+
+        ck_assert_int_eq(hierarchy_lookup(h, rel, &c), 0);
+        ck_assert_int_eq(cgroup_read(h, c, file, &m), 0);
+        ck_assert_msg(streq(m, k), "%s/%s: model '%s', kernel '%s'", rel, file, m, k);
+}
+
+/*
+ * A tree made behind the backend's back, loaded: where the scan derives a
+ * file from the parent instead of reading it (controllers, the type of a
+ * childless cgroup under a plain domain, no processes below an unpopulated
+ * cgroup), the model shows what the kernel shows.
+ */
+START_TEST(test_scan_derives) {
+        static const char *const dirs[] = { "P", "P/q", "P/r", "E", "E/e", "E/e/f", "T", "T/t", "L", "L/l" };
+        static const char *const files[] = { "cgroup.controllers", "cgroup.subtree_control", "cgroup.type",
+                                             "cgroup.max.depth", "cgroup.max.descendants" };
+        _cleanup_free_ char *plus = test_strdupf("+%s", X), *pid_s = NULL;
+        pid_t pid;
+        int release;
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *d = kpath(dirs[i], NULL);
+                ck_assert_msg(mkdir(d, 0755) == 0, "mkdir %s: %m", d);
+        }
+        _cleanup_free_ char *sc = kpath(".", "cgroup.subtree_control"), *esc = kpath("E", "cgroup.subtree_control");
+        _cleanup_free_ char *tt = kpath("T/t", "cgroup.type"), *procs = kpath("P/q", "cgroup.procs");
+        _cleanup_free_ char *ld = kpath("L/l", "cgroup.max.depth"), *lm = kpath("L", "cgroup.max.descendants");
+        ck_assert_int_eq(test_write_file(sc, plus), 0);
+        ck_assert_int_eq(test_write_file(esc, plus), 0);
+        ck_assert_int_eq(test_write_file(tt, "threaded"), 0);
+        ck_assert_int_eq(test_write_file(ld, "0"), 0);
+        ck_assert_int_eq(test_write_file(lm, "5"), 0);
+        release = test_spawn_waiter(&pid);
+        pid_s = test_strdupf("%d", (int) pid);
+        ck_assert_int_eq(test_write_file(procs, pid_s), 0);
+
+        _cleanup_(backend_freep) Backend *b = open_emu();
+        const Hierarchy *h = backend_get_model(b);
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                for (size_t j = 0; j < ELEMENTSOF(files); j++)
+                        model_is_kernel(h, dirs[i], files[j]);
+        kassert("T", "cgroup.type", "domain threaded\n");
+        Cgroup *q, *r, *f;
+        ck_assert_int_eq(hierarchy_lookup(h, "P/q", &q), 0);
+        ck_assert_int_eq(hierarchy_lookup(h, "P/r", &r), 0);
+        ck_assert_int_eq(hierarchy_lookup(h, "E/e/f", &f), 0);
+        ck_assert_uint_eq(cgroup_nr_procs(q), 1);
+        ck_assert_uint_eq(cgroup_nr_procs(r), 0);
+        ck_assert_uint_eq(cgroup_nr_procs(f), 0);
+
+        (void) close(release);
+        ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+}
+END_TEST
+
 static Suite *suite(void) {
         return CHECK_SUITE("backend-emulated", "emulated", setup, teardown, test_open_empty, test_passthrough,
                            test_reopen, test_check_below, test_drift, test_kernel_refusal_restores,
                            test_fault_injection, test_rmdir_drops_passthrough, test_knobs_and_type, test_auto,
-                           test_policy_values);
+                           test_policy_values, test_scan_derives);
 }
 
 static char *find_cgroup2(void) {

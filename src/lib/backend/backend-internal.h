@@ -157,6 +157,7 @@ typedef struct KernelCgroup {
         unsigned nr_procs;      /* lines of cgroup.procs (threaded: cgroup.threads) */
         int max_depth, max_descendants;
         char *debug_masks;      /* debug.masks, NULL when absent */
+        bool unpopulated;       /* cgroup.events: no process in it or below (not read: false) */
 } KernelCgroup;
 
 typedef struct KernelScan {

@@ -286,7 +286,7 @@ int state_save(int state_fd, const char *name, const BackendState *s, bool durab
         if (r < 0)
                 return r;
         /* we hold the state directory's lock: nobody else writes the temporary name */
-        return durable ? file_write_atomic_at(state_fd, name, text) : file_replace_at(state_fd, name, text);
+        return durable ? file_write_atomic_changed_at(state_fd, name, text) : file_replace_at(state_fd, name, text);
 }
 
 static int limit_of(const Hierarchy *h, const Cgroup *c, const char *file, int *ret) {

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/inotify.h>
@@ -567,7 +568,16 @@ static int entry_ino_cmp(const void *a, const void *b) {
         return strcmp(x->name, y->name);
 }
 
-int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
+/* the largest record getdents64(2) can return: a name of NAME_MAX bytes */
+#define DIRENT64_MAX ((offsetof(struct dirent64, d_name) + NAME_MAX + 1 + 7) / 8 * 8)
+
+/*
+ * @kernfs: kernfs_fop_readdir() fills the buffer until a record does not
+ * fit, so a result with room left for the largest record was the last one:
+ * one getdents64(2) for a cgroup instead of two. @dirs_only: the scan needs
+ * the child cgroups, not the ~25 file names it would copy and sort.
+ */
+static int list_at(int dir_fd, bool kernfs, bool dirs_only, CgfsEntry **ret, size_t *ret_n) {
         CgfsEntry *v = NULL;
         size_t n = 0;
         int r = 0;
@@ -601,6 +611,8 @@ int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
                                 }
                                 t = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_LNK;
                         }
+                        if (dirs_only && t != DT_DIR)
+                                continue;
                         CgfsEntry *nv = reallocarray(v, n + 1, sizeof(CgfsEntry));
                         if (!nv) {
                                 r = -ENOMEM;
@@ -621,6 +633,8 @@ int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
                 }
                 if (r < 0)
                         break;
+                if (kernfs && (size_t) got + DIRENT64_MAX <= sizeof(buf.raw))
+                        break;
         }
         if (r < 0) {
                 cgfs_entries_free(v, n);
@@ -631,6 +645,14 @@ int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
         *ret = v;
         *ret_n = n;
         return 0;
+}
+
+int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
+        return list_at(dir_fd, false, false, ret, ret_n);
+}
+
+int cgfs_list_kernfs_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
+        return list_at(dir_fd, true, true, ret, ret_n);
 }
 
 int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n) {

@@ -116,6 +116,8 @@ void cgfs_entries_free(CgfsEntry *e, size_t n);
 int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n);
 /* The same for a directory opened (O_RDONLY, by cgfs_open_dir()) and not yet read. */
 int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
+/* The subdirectories only, of a kernfs directory (one getdents64(2) where the entries fit). */
+int cgfs_list_kernfs_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
 
 /*
  * sim only: make PATH/FILE a regular file with @content and @mode (umask

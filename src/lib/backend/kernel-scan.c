@@ -222,6 +222,123 @@ static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool debug, b
         return cgfs_list_at(dir_fd, ret_entries, ret_n);
 }
 
+static bool has_child_dirs(const CgfsEntry *e, size_t n) {
+        for (size_t j = 0; j < n; j++)
+                if (e[j].type == CGFS_ENTRY_DIR)
+                        return true;
+        return false;
+}
+
+/* cgroup.events of @dir_fd: "populated 0" means no process in it or anywhere below */
+static int read_unpopulated(int dir_fd, bool *ret) {
+        _cleanup_free_ char *ev = NULL;
+        int r = cgfs_read_kernfs(dir_fd, "cgroup.events", &ev);
+        if (r < 0)
+                return r;
+        *ret = startswith(ev, "populated 0") || strstr(ev, "\npopulated 0");
+        return 0;
+}
+
+/*
+ * A cgroup below the scan's start (@parent already read): what the kernel
+ * rules decide from the parent is not read again, so a re-apply pays about
+ * three file reads a cgroup instead of six (bench/README.md):
+ * - cgroup.controllers is cgroup_control(): the parent's subtree_control
+ *   (threaded: its threaded controllers). Read only below a parent that
+ *   bypasses ('#' names, the series), where it tells which were re-enabled.
+ * - cgroup.procs: below an unpopulated parent (cgroup.events) there is none.
+ *   A populated parent's child with children reads cgroup.events too, so a
+ *   populated tree stops paying at its empty subtrees.
+ * - cgroup.type of a childless cgroup under a plain "domain" is "domain": a
+ *   threaded child would make the parent "domain threaded"; only processes
+ *   together with a threaded controller in its subtree_control could make it
+ *   a thread root itself (cgroup_is_thread_root()).
+ * subtree_control and the two limits are the cgroup's own: always read.
+ */
+static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *parent, bool debug,
+                             CgfsEntry **ret_entries, size_t *ret_n) {
+        _cleanup_free_ char *sc = NULL, *type = NULL, *procs = NULL;
+        _cleanup_close_ int dir_fd = -1;
+        CgfsEntry *e = NULL;
+        size_t ne = 0;
+        int r;
+
+        r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &dir_fd);
+        if (r < 0)
+                return r;
+        r = cgfs_list_kernfs_dirs_at(dir_fd, &e, &ne);
+        if (r < 0)
+                return r;
+        bool children = has_child_dirs(e, ne);
+
+        r = cgfs_read_kernfs(dir_fd, "cgroup.subtree_control", &sc);
+        if (r < 0)
+                goto fail;
+        kernel_parse_masks(sc, &kc->subtree_control, &kc->subtree_bypass);
+
+        if (parent->unpopulated)
+                kc->unpopulated = true;
+        else {
+                if (children) {
+                        r = read_unpopulated(dir_fd, &kc->unpopulated);
+                        if (r < 0)
+                                goto fail;
+                }
+                if (!kc->unpopulated) {
+                        /* cgroup.procs of a threaded cgroup is EOPNOTSUPP: its threads are read below */
+                        r = cgfs_read_kernfs(dir_fd, "cgroup.procs", &procs);
+                        if (r == -EOPNOTSUPP)
+                                r = cgfs_read_kernfs(dir_fd, "cgroup.threads", &procs);
+                        if (r < 0)
+                                goto fail;
+                        kc->nr_procs = count_lines(procs);
+                }
+        }
+
+        if (!children && streq_ptr(parent->type, "domain") &&
+            (kc->nr_procs == 0 || !(kc->subtree_control & controller_threaded_mask(CGMASK_ALL))))
+                type = strdup("domain");
+        else
+                r = cgfs_read_kernfs(dir_fd, "cgroup.type", &type);
+        if (!type && r >= 0)
+                r = -ENOMEM;
+        if (r < 0)
+                goto fail;
+        type[strcspn(type, "\n")] = '\0';
+        kc->threaded = streq(type, "threaded");
+        kc->type = TAKE_PTR(type);
+
+        if (parent->subtree_bypass) {
+                _cleanup_free_ char *ctl = NULL;
+                r = cgfs_read_kernfs(dir_fd, "cgroup.controllers", &ctl);
+                if (r < 0)
+                        goto fail;
+                kernel_parse_masks(ctl, &kc->controllers, &kc->bypassed);
+        } else
+                kc->controllers = parent->subtree_control &
+                                  (kc->threaded ? controller_threaded_mask(CGMASK_ALL) : CGMASK_ALL);
+
+        r = read_limit(dir_fd, "cgroup.max.depth", &kc->max_depth);
+        if (r >= 0)
+                r = read_limit(dir_fd, "cgroup.max.descendants", &kc->max_descendants);
+        if (r < 0)
+                goto fail;
+
+        kc->debug_masks = NULL;
+        if (debug) {
+                r = cgfs_read_kernfs(dir_fd, "debug.masks", &kc->debug_masks);
+                if (r < 0 && r != -ENOENT)
+                        goto fail;
+        }
+        *ret_entries = e;
+        *ret_n = ne;
+        return 0;
+
+fail:
+        cgfs_entries_free(e, ne);
+        return r;
+}
+
 static int scan_add(KernelScan *s, const char *parent_path, const char *name, size_t parent, unsigned level) {
         KernelCgroup *v = reallocarray(s->cgroups, s->n + 1, sizeof(KernelCgroup));
         char *path;
@@ -265,9 +382,21 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
                         kc->gone = true;
                         continue;
                 }
-                r = read_cgroup(root_fd, kc, i == 0 && is_dot, debug || i == 0, &s.mount_root, &e, &ne);
-                if (i == 0 && kc->debug_masks)
-                        debug = true;
+                if (i == 0) {
+                        r = read_cgroup(root_fd, kc, is_dot, true, &s.mount_root, &e, &ne);
+                        if (kc->debug_masks)
+                                debug = true;
+                        /* the mount's root has no cgroup.events (and init is in it) */
+                        if (r >= 0 && !s.mount_root) {
+                                _cleanup_close_ int fd = -1;
+                                r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &fd);
+                                if (r >= 0)
+                                        r = read_unpopulated(fd, &kc->unpopulated);
+                                if (r < 0)
+                                        cgfs_entries_free(TAKE_PTR(e), ne);
+                        }
+                } else
+                        r = read_cgroup_below(root_fd, kc, &s.cgroups[kc->parent], debug, &e, &ne);
                 if (r == -ENOENT || r == -ENODEV) {
                         if (i == 0) {
                                 r = is_dot ? backend_msg(reterr_msg, -ENOMEDIUM, "'%s' is not a cgroup directory",

@@ -149,7 +149,7 @@ int state_file_save(const char *dir, const DesiredSet *s) {
         }
         if (strbuf_steal(&b, &text) < 0)
                 return -ENOMEM;
-        return file_write_atomic(dir, STATE_FILE_NAME, text);
+        return file_write_atomic_changed(dir, STATE_FILE_NAME, text);
 }
 
 int desired_tokens_parse(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {

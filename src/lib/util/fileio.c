@@ -55,6 +55,39 @@ int file_replace_at(int dir_fd, const char *name, const char *text) {
         return write_atomic(dir_fd, name, text, false);
 }
 
+/* whether @name is a regular file of exactly @text */
+static bool holds(int dir_fd, const char *name, const char *text) {
+        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        size_t len = strlen(text), off = 0;
+        struct stat st;
+        char buf[65536];
+
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t) st.st_size != len)
+                return false;
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 || (size_t) n > len - off || memcmp(buf, text + off, (size_t) n) != 0)
+                        return false;
+                if (n == 0)
+                        return off == len;
+                off += (size_t) n;
+        }
+}
+
+int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text) {
+        return holds(dir_fd, name, text) ? 0 : file_write_atomic_at(dir_fd, name, text);
+}
+
+int file_write_atomic_changed(const char *dir, const char *name, const char *text) {
+        _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dir_fd < 0 || !holds(dir_fd, name, text))
+                return file_write_atomic(dir, name, text);
+        return 0;
+}
+
 int file_write_atomic(const char *dir, const char *name, const char *text) {
         _cleanup_close_ int dir_fd = -1;
 
