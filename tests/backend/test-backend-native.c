@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "../../src/lib/backend/backend-internal.h"
+#include "../check-run.h"
 #include "backend-test.h"
 #include "cgbypass/policy.h"
 
@@ -313,25 +314,7 @@ START_TEST(test_policy_values) {
 }
 END_TEST
 
-static Suite *suite(void) {
-        Suite *s = suite_create("backend-native");
-        TCase *tc = tcase_create("native");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_documentation_example);
-        tcase_add_test(tc, test_processes);
-        tcase_add_test(tc, test_threaded);
-        tcase_add_test(tc, test_fault_hook);
-        tcase_add_test(tc, test_policy_values);
-        tcase_set_timeout(tc, 120);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        SRunner *sr;
-        int failed;
-
         mnt = getenv("CGB_TEST_CGROUP2") ?: "/sys/fs/cgroup";
         if (!kernel_has_bypass_feature()) {
                 printf("1..0 # SKIP the kernel has no cgroup bypass mode (run it in the VM: tests/backend/vm-backend.sh)\n");
@@ -341,11 +324,12 @@ int main(void) {
                 printf("1..0 # SKIP needs root\n");
                 return 0;
         }
-        sr = srunner_create(suite());
+
+        Suite *s = suite_create("backend-native");
+        TCase *tc = CHECK_TCASE(s, "native", setup, teardown, { test_documentation_example }, { test_processes },
+                                { test_threaded }, { test_fault_hook }, { test_policy_values });
+
+        tcase_set_timeout(tc, 120);
         /* the tests share the mount's root: one after the other, no forks to leave state behind */
-        srunner_set_fork_status(sr, CK_NOFORK);
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run_forking(s, CK_NOFORK);
 }

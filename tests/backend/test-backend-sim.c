@@ -896,41 +896,18 @@ START_TEST(test_random_sequences) {
 }
 END_TEST
 
-static Suite *suite(void) {
-        Suite *s = suite_create("backend-sim");
-        TCase *tc = tcase_create("sim");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_fresh_open);
-        tcase_add_test(tc, test_controllers_option);
-        tcase_add_test(tc, test_doc_example);
-        tcase_add_test(tc, test_reopen_round_trip);
-        tcase_add_test(tc, test_unsaved_changes_are_dropped);
-        tcase_add_test(tc, test_strays);
-        tcase_add_test(tc, test_foreign_directory_refused);
-        tcase_add_test(tc, test_state_of_another_root);
-        tcase_add_test(tc, test_lock);
-        tcase_add_test(tc, test_read_only);
-        tcase_add_test(tc, test_atomic_save);
-        tcase_add_test(tc, test_unsafe_paths);
-        tcase_add_test(tc, test_chown);
-        tcase_add_test(tc, test_fault_hook);
-        tcase_add_test(tc, test_read);
-        tcase_add_test(tc, test_expected_user);
-        tcase_add_test(tc, test_fifo_never_blocks);
-        tcase_add_test(tc, test_fifo_swap_during_refresh);
-        tcase_add_test(tc, test_tmp_name_owner_directory);
-        tcase_add_test(tc, test_foreign_entries_left_alone);
-        tcase_add_test(tc, test_owner_kept);
-        tcase_add_test(tc, test_owner_directory_left_alone);
-        tcase_add_test(tc, test_refresh_root_deleted);
-        tcase_add_test(tc, test_journal);
-        tcase_add_loop_test(tc, test_random_sequences, 0, 4);
-        tcase_set_timeout(tc, 120);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(suite());
+        Suite *s = suite_create("backend-sim");
+        TCase *tc = CHECK_TCASE(
+                s, "sim", setup, teardown, { test_fresh_open }, { test_controllers_option }, { test_doc_example },
+                { test_reopen_round_trip }, { test_unsaved_changes_are_dropped }, { test_strays },
+                { test_foreign_directory_refused }, { test_state_of_another_root }, { test_lock }, { test_read_only },
+                { test_atomic_save }, { test_unsafe_paths }, { test_chown }, { test_fault_hook }, { test_read },
+                { test_expected_user }, { test_fifo_never_blocks }, { test_fifo_swap_during_refresh },
+                { test_tmp_name_owner_directory }, { test_foreign_entries_left_alone }, { test_owner_kept },
+                { test_owner_directory_left_alone }, { test_refresh_root_deleted }, { test_journal },
+                { test_random_sequences, 4 });
+
+        tcase_set_timeout(tc, 120);
+        return check_run(s);
 }

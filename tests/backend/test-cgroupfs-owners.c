@@ -18,6 +18,7 @@
 
 #include "cgbypass/macro.h"
 #include "../../src/lib/backend/cgroupfs.h"
+#include "../check-run.h"
 
 #define OWNER 4000321u
 
@@ -217,30 +218,15 @@ END_TEST
 
 int main(void) {
         Suite *s = suite_create("cgroupfs-owners");
-        TCase *tc;
-        SRunner *sr;
-        int failed;
 
         if (geteuid() != 0) {
                 printf("1..0 # SKIP changing owners needs root\n");
                 return 0;
         }
-        for (int walk = 0; walk < 2; walk++) {
-                tc = tcase_create(walk ? "owners-walk" : "owners");
-                tcase_add_checked_fixture(tc, walk ? setup_walk : setup, teardown);
-                tcase_add_test(tc, test_hands_over_by_fd);
-                tcase_add_test(tc, test_hard_link_over_procs);
-                tcase_add_test(tc, test_symlink);
-                tcase_add_test(tc, test_fifo_never_blocks);
-                tcase_add_test(tc, test_socket_and_directory);
-                tcase_add_test(tc, test_someone_elses_file);
-                tcase_add_test(tc, test_to_dir_owner);
-                tcase_add_test(tc, test_directory_symlink);
-                suite_add_tcase(s, tc);
-        }
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        for (int walk = 0; walk < 2; walk++)
+                CHECK_TCASE(s, walk ? "owners-walk" : "owners", walk ? setup_walk : setup, teardown,
+                            { test_hands_over_by_fd }, { test_hard_link_over_procs }, { test_symlink },
+                            { test_fifo_never_blocks }, { test_socket_and_directory }, { test_someone_elses_file },
+                            { test_to_dir_owner }, { test_directory_symlink });
+        return check_run(s);
 }

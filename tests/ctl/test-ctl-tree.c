@@ -323,28 +323,11 @@ START_TEST(test_builder) {
 }
 END_TEST
 
-static Suite *tree_suite(void) {
-        Suite *s = suite_create("ctl-tree");
-        TCase *tc = tcase_create("tree");
-
-        tcase_add_test(tc, test_doc_example_parse);
-        tcase_add_loop_test(tc, test_doc_example_drawn, 0, ELEMENTSOF(doc_example_drawn));
-        tcase_add_test(tc, test_doc_example_json);
-        tcase_add_test(tc, test_model_output_parses);
-        tcase_add_test(tc, test_vertical_lines);
-        tcase_add_test(tc, test_root_only_without_final_newline);
-        tcase_add_test(tc, test_forest);
-        tcase_add_test(tc, test_empty);
-        tcase_add_loop_test(tc, test_malformed, 0, ELEMENTSOF(malformed));
-        tcase_add_test(tc, test_too_deep);
-        tcase_add_test(tc, test_fold_long_cluster);
-        tcase_add_test(tc, test_fold_threshold);
-        tcase_add_test(tc, test_fold_root_cluster);
-        tcase_add_test(tc, test_builder);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(tree_suite());
+        return check_run(CHECK_SUITE_TABLE(
+                "ctl-tree", "tree", NULL, NULL, { test_doc_example_parse },
+                { test_doc_example_drawn, ELEMENTSOF(doc_example_drawn) }, { test_doc_example_json },
+                { test_model_output_parses }, { test_vertical_lines }, { test_root_only_without_final_newline },
+                { test_forest }, { test_empty }, { test_malformed, ELEMENTSOF(malformed) }, { test_too_deep },
+                { test_fold_long_cluster }, { test_fold_threshold }, { test_fold_root_cluster }, { test_builder }));
 }

@@ -306,26 +306,10 @@ START_TEST(test_tree_no_css) {
 }
 END_TEST
 
-static Suite *trace_suite(void) {
-        Suite *s = suite_create("trace");
-        TCase *tc = tcase_create("lib");
-
-        tcase_add_test(tc, test_parse_ops);
-        tcase_add_test(tc, test_parse_malformed);
-        tcase_add_test(tc, test_errno_names);
-        tcase_add_test(tc, test_model_runner);
-        tcase_add_test(tc, test_model_runner_labels);
-        tcase_add_test(tc, test_model_runner_nonroot);
-        tcase_add_test(tc, test_generate_deterministic);
-        tcase_add_loop_test(tc, test_generate_well_formed, 0, 2);
-        tcase_add_test(tc, test_csses_find);
-        tcase_add_test(tc, test_tree_from_csses);
-        tcase_add_test(tc, test_tree_wrong_parent_shows);
-        tcase_add_test(tc, test_tree_no_css);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(trace_suite());
+        return check_run(CHECK_SUITE_TABLE(
+                "trace", "lib", NULL, NULL, { test_parse_ops }, { test_parse_malformed }, { test_errno_names },
+                { test_model_runner }, { test_model_runner_labels }, { test_model_runner_nonroot },
+                { test_generate_deterministic }, { test_generate_well_formed, 2 }, { test_csses_find },
+                { test_tree_from_csses }, { test_tree_wrong_parent_shows }, { test_tree_no_css }));
 }
