@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cgbypass/backend.h"
+#include "cgbypass/macro.h"
 #include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
 
@@ -59,6 +60,26 @@ static inline void scratch_remove(char *root, char *state) {
         free(root);
         free(state);
         strcpy(scratch_base, "/tmp/cgb-policy-XXXXXX");
+}
+
+/* the fixture of the tests on a sim backend: a scratch directory for each test, root/ and state/ below it */
+static char *root, *state;
+
+static inline void scratch_setup(void) {
+        scratch_make(&root, &state);
+}
+
+static inline void scratch_teardown(void) {
+        scratch_remove(root, state);
+}
+
+/* a sim backend on the fixture's directories */
+static inline Backend *scratch_open_sim(void) {
+        _cleanup_free_ char *msg = NULL;
+        Backend *b = NULL;
+
+        ck_assert_msg(backend_open(BACKEND_SIM, root, state, &b, &msg) == 0, "%s", msg);
+        return b;
 }
 
 static inline int scratch_snap_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {

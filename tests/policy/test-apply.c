@@ -18,15 +18,6 @@
 #define CPU CGMASK(CONTROLLER_CPU)
 #define PIDS CGMASK(CONTROLLER_PIDS)
 
-static char *root, *state;
-
-static void setup(void) {
-        scratch_make(&root, &state);
-}
-
-static void teardown(void) {
-        scratch_remove(root, state);
-}
 
 /* the hierarchy's files, the saved state and the model */
 static char *snapshot(Backend *b) {
@@ -51,17 +42,24 @@ static Plan *plan_for(Backend *b, const DesiredCgroup *d, size_t n) {
 
 static const DesiredCgroup before[] = DOC_EXAMPLE_DESIRED;
 
-START_TEST(test_kth_failure_changes_nothing) {
-        _cleanup_(backend_freep) Backend *b = NULL;
-        _cleanup_free_ char *msg = NULL, *tree = NULL;
-        DesiredCgroup after[ELEMENTSOF(before) + 1];
-        Plan *p;
+/* a sim backend with the documentation example applied and saved */
+static Backend *open_before(void) {
+        Backend *b = scratch_open_sim();
+        Plan *p = plan_for(b, before, ELEMENTSOF(before));
 
-        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), 0);
-        p = plan_for(b, before, ELEMENTSOF(before));
         ck_assert_int_eq(plan_apply(p, b, NULL), 0);
         plan_free(p);
         ck_assert_int_eq(backend_save(b), 0);
+        return b;
+}
+
+START_TEST(test_kth_failure_changes_nothing) {
+        _cleanup_(backend_freep) Backend *b = NULL;
+        _cleanup_free_ char *tree = NULL;
+        DesiredCgroup after[ELEMENTSOF(before) + 1];
+        Plan *p;
+
+        b = open_before();
 
         /* A switches from bypass to enable, pids is given out, a new cgroup: mkdirs and writes */
         memcpy(after, before, sizeof(before));
@@ -105,15 +103,10 @@ END_TEST
  */
 START_TEST(test_unapply) {
         _cleanup_(backend_freep) Backend *b = NULL;
-        _cleanup_free_ char *msg = NULL;
         DesiredCgroup after[ELEMENTSOF(before) + 1];
         Plan *p;
 
-        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), 0);
-        p = plan_for(b, before, ELEMENTSOF(before));
-        ck_assert_int_eq(plan_apply(p, b, NULL), 0);
-        plan_free(p);
-        ck_assert_int_eq(backend_save(b), 0);
+        b = open_before();
 
         memcpy(after, before, sizeof(before));
         after[1].sc_bypass = 0;
@@ -155,11 +148,6 @@ START_TEST(test_unapply) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("apply");
-        TCase *tc = tcase_create("rollback");
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_kth_failure_changes_nothing);
-        tcase_add_test(tc, test_unapply);
-        suite_add_tcase(s, tc);
-        return check_run(s);
+        return check_run(CHECK_SUITE("apply", "rollback", scratch_setup, scratch_teardown, test_kth_failure_changes_nothing,
+                                     test_unapply));
 }
