@@ -18,7 +18,7 @@
 #   bus_env_stop_polkit
 #   bus_env_add_user VAR             # a new unprivileged user; VAR=name, VAR_uid=uid
 #   bus_env_as USER CMD...           # run CMD as USER (setpriv), on the private bus
-#   bus_env_config FIXTURE K=V...    # SRCDIR/tests/bus/FIXTURE, @K@ replaced by V, as BUS_ENV_DIR/c.conf
+#   bus_env_config FIXTURE... K=V... # SRCDIR/tests/bus/FIXTUREs, @K@ replaced by V, as BUS_ENV_DIR/c.conf
 #   bus_env_start_daemon ARGS...     # cgbypassd --bus system ARGS, waits for org.cgbypass1
 #   bus_env_start_cgbypassd ROOT ARGS... # ... with BUS_ENV_DIR/c.conf, no conf.d, cgroup root ROOT,
 #                                    #   state directory BUS_ENV_DIR/state
@@ -251,15 +251,18 @@ bus_env_as() {
 		env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"
 }
 
-# bus_env_config FIXTURE KEY=VALUE...: a configuration for the daemon; fails if a @KEY@ is left
+# bus_env_config FIXTURE... KEY=VALUE...: a configuration for the daemon, the fixtures one after the
+# other; fails if a @KEY@ is left
 bus_env_config() {
-	local fixture=$BUS_ENV_SRC/tests/bus/$1 kv
-	local -a edits=(-e '/^# SPDX-License-Identifier:/d')
-	shift
-	for kv in "$@"; do
-		edits+=(-e "s|@${kv%%=*}@|${kv#*=}|g")
+	local -a fixtures=() edits=(-e '/^# SPDX-License-Identifier:/d')
+	local a
+	for a in "$@"; do
+		case $a in
+		*=*) edits+=(-e "s|@${a%%=*}@|${a#*=}|g") ;;
+		*) fixtures+=("$BUS_ENV_SRC/tests/bus/$a") ;;
+		esac
 	done
-	sed "${edits[@]}" "$fixture" >"$BUS_ENV_DIR/c.conf" || return 1
+	sed "${edits[@]}" "${fixtures[@]}" >"$BUS_ENV_DIR/c.conf" || return 1
 	! grep -n '@[A-Za-z_]*@' "$BUS_ENV_DIR/c.conf" >&2
 }
 

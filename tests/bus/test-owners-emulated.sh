@@ -33,23 +33,8 @@ value=$(case $knob in *.weight) echo 50 ;; *) echo 4194304 ;; esac)
 bus_env_polkit_setup alice bob
 
 D=$BUS_ENV_DIR
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = emulated
-
-[cgroup]
-path = /
-subtree-control = #$X
-
-[cgroup]
-path = /rt
-subtree-control = #$X
-
-[delegate]
-path = /alice
-user = $alice
-controllers = $X
-CONF
+bus_env_config alice.conf backend=emulated x="$X" alice="$alice" || { echo "Bail out! the configuration"; exit 1; }
+printf '\n[cgroup]\npath = /rt\nsubtree-control = #%s\n' "$X" >>"$D/c.conf"
 start() { bus_env_start_cgbypassd "$scratch"; }
 as() { bus_env_client_as "$1" --no-interactive call "${@:2}"; }
 owner_of() {

@@ -51,17 +51,8 @@ D=$BUS_ENV_DIR
 root=$D/root
 state=$D/state
 write_conf() {
-	cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory +pids
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
+	bus_env_config sim-srv.conf || return 1
+	cat >>"$D/c.conf" <<CONF
 
 [cgroup]
 path = /rt

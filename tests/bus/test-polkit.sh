@@ -56,7 +56,7 @@ bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
 D=$BUS_ENV_DIR
 root=$D/root
 state=$D/state
-bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
+bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
 # a third owner, for the fairness of the polkit limits
 printf '\n[delegate]\npath = /srv/carol\nuser = %s\ncontrollers = cpu\n' "$carol" >>"$D/c.conf"
 start() { bus_env_start_cgbypassd "$root"; }

@@ -31,7 +31,7 @@ trap 'unmount_state; bus_env_cleanup' EXIT
 bus_env_polkit_setup alice bob
 
 root=$D/root
-bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
+bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
 bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/conf.d" --cgroup-root "$root" \
 	--state-directory "$state" || { echo "Bail out! cgbypassd did not start"; exit 1; }
 

@@ -73,17 +73,8 @@ chmod -R a+rX "$D"
 
 bus_env_polkit_setup owner
 root=$D/root
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory +pids
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
+bus_env_config sim-srv.conf || { echo "Bail out! the configuration"; exit 1; }
+cat >>"$D/c.conf" <<CONF
 
 [delegate]
 path = /srv/owner
