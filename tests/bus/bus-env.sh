@@ -23,6 +23,11 @@
 #   bus_env_start_cgbypassd ROOT ARGS... # ... with BUS_ENV_DIR/c.conf, no conf.d, cgroup root ROOT,
 #                                    #   state directory BUS_ENV_DIR/state
 #   bus_env_client_as USER ARGS...   # the bus client (client=) as USER: output in out, status in st
+#   bus_env_expect_error NAME DESC   # ok if that call ($out, $st) failed with org.cgbypass1.Error.NAME
+#   bus_env_key CGROUP KEY           # one entry of GetCgroup, asked as root
+#   bus_env_snap DIR                 # DIR's files with mode, owner and checksum: to show that nothing changed
+#   bus_env_start_owners ROOT        # bus_env_config sim-srv.conf owners.conf ($alice, $bob), then
+#                                    #   bus_env_start_cgbypassd ROOT; "Bail out!" on failure
 #   bus_env_stop_daemon [SIGNAL]     # SIGTERM by default; sets BUS_ENV_DAEMON_STATUS
 #
 # Everything made here is removed again at exit: processes (by pid), users,
@@ -293,6 +298,27 @@ bus_env_client_as() {
 	shift
 	out=$(bus_env_as "$u" "$client" "$@" 2>&1)
 	st=$?
+}
+
+bus_env_expect_error() {
+	if [ "$st" -eq 1 ] && [[ $out == "org.cgbypass1.Error.$1: "* ]]; then
+		ok "$2: $1"
+	else
+		not_ok "$2" "$out"
+	fi
+}
+
+bus_env_key() {
+	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
+}
+
+bus_env_snap() {
+	(cd "$1" && find . -type f -printf '%p %m %U\n' -exec md5sum {} + | sort)
+}
+
+bus_env_start_owners() {
+	bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
+	bus_env_start_cgbypassd "$1" || { echo "Bail out! cgbypassd did not start"; exit 1; }
 }
 
 bus_env_daemon_alive() {

@@ -73,19 +73,13 @@ c() {
 }
 # expect_error NAME DESCRIPTION ARGS...
 expect_error() {
-	local name=$1 d=$2
-	shift 2
-	c "$@"
-	[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.$name: "* ]] && ok "$d: $name" || not_ok "$d" "$out"
+	c "${@:3}"
+	bus_env_expect_error "$1" "$2"
 }
 # key CGROUP KEY: one entry of GetCgroup
-key() {
-	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
-}
+key() { bus_env_key "$@"; }
 # the sim's files, contents and modes: to show that nothing changed
-snap() {
-	(cd "$root" && find . -type f -printf '%p %m %U\n' -exec md5sum {} + | sort)
-}
+snap() { bus_env_snap "$root"; }
 watch_start() {
 	: >"$D/signals"
 	"$client" watch 600 >"$D/signals" 2>&1 &

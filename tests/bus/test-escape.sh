@@ -21,9 +21,7 @@ bus_env_polkit_setup alice bob mallory
 D=$BUS_ENV_DIR
 root=$D/root
 state=$D/state
-bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
-bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" --state-directory "$state" ||
-	{ echo "Bail out! cgbypassd did not start"; exit 1; }
+bus_env_start_owners "$root"
 
 snap() {
 	(cd "$root" && find . -printf '%p %y %m %U\n' | sort && find . -type f -exec md5sum {} + | sort)

@@ -21,9 +21,7 @@ bus_env_polkit_setup alice bob mallory
 
 D=$BUS_ENV_DIR
 root=$D/root
-bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
-bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" --state-directory "$D/state" ||
-	{ echo "Bail out! cgbypassd did not start"; exit 1; }
+bus_env_start_owners "$root"
 out=$(bus_env_as "$alice" "$client" call SetSubtreeControl /srv/alice '#cpu #io' 2>&1) ||
 	{ echo "Bail out! the owner's setup failed: $out"; exit 1; }
 for i in $(seq 0 15); do

@@ -43,9 +43,7 @@ owner_of() {
 can_write() {
 	bus_env_as "$1" sh -c "echo '$3' > '$2'" 2>/dev/null
 }
-key() {
-	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
-}
+key() { bus_env_key "$@"; }
 A=$scratch/alice
 
 start || { echo "Bail out! cgbypassd did not start on $scratch"; exit 1; }
