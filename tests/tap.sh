@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 # TAP for the shell tests (https://testanything.org), sourced:
 #   ok DESCRIPTION
-#   not_ok DESCRIPTION [DETAIL]     DETAIL's lines follow as "# " comments
+#   not_ok DESCRIPTION [DETAIL]     DETAIL's lines follow as "# " comments (the first
+#                                   TAP_DETAIL_LINES of them, where that is set)
 #   check DESCRIPTION CMD...        ok when CMD succeeds, else not_ok with its output
 #   tap_skip_all REASON             "1..0 # SKIP REASON", exit 0
 #   tap_done                        the plan "1..N" after the tests; status 1 if one failed
@@ -20,7 +21,7 @@ not_ok() {
 	TAP_N=$((TAP_N + 1))
 	TAP_FAILED=$((TAP_FAILED + 1))
 	echo "not ok $TAP_N - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | head -n "${TAP_DETAIL_LINES:--0}" | sed 's/^/# /'
 	return 0
 }
 
