@@ -17,7 +17,7 @@
 #   bus_env_start_polkit             # the real polkitd on that bus
 #   bus_env_stop_polkit
 #   bus_env_add_user VAR             # a new unprivileged user; VAR=name, VAR_uid=uid
-#   bus_env_as USER CMD...           # run CMD as USER (setpriv), on the private bus
+#   bus_env_as USER CMD...           # run CMD as USER (setpriv; root: itself), on the private bus
 #   bus_env_config FIXTURE... K=V... # SRCDIR/tests/bus/FIXTUREs, @K@ replaced by V, as BUS_ENV_DIR/c.conf
 #   bus_env_start_daemon ARGS...     # cgbypassd --bus system ARGS, waits for org.cgbypass1
 #   bus_env_start_cgbypassd ROOT ARGS... # ... with BUS_ENV_DIR/c.conf, no conf.d, cgroup root ROOT,
@@ -26,8 +26,9 @@
 #   bus_env_expect_error NAME DESC   # ok if that call ($out, $st) failed with org.cgbypass1.Error.NAME
 #   bus_env_key CGROUP KEY           # one entry of GetCgroup, asked as root
 #   bus_env_snap DIR                 # DIR's files with mode, owner and checksum: to show that nothing changed
-#   bus_env_start_owners ROOT        # bus_env_config sim-srv.conf owners.conf ($alice, $bob), then
-#                                    #   bus_env_start_cgbypassd ROOT; "Bail out!" on failure
+#   bus_env_start_owners             # bus_env_config sim-srv.conf owners.conf ($alice, $bob), then
+#                                    #   bus_env_start_cgbypassd on root=BUS_ENV_DIR/root; "Bail out!" on failure
+#   bus_env_owners_main ARGS...      # bus_env_main, polkitd, the users alice bob mallory, bus_env_start_owners
 #   bus_env_stop_daemon [SIGNAL]     # SIGTERM by default; sets BUS_ENV_DAEMON_STATUS
 #
 # Everything made here is removed again at exit: processes (by pid), users,
@@ -248,10 +249,11 @@ bus_env_add_user() {
 	printf -v "${var}_gid" '%s' "$(id -g "$name")"
 }
 
-# bus_env_as USER CMD...
+# bus_env_as USER CMD...: root runs CMD itself
 bus_env_as() {
 	local u=$1
 	shift
+	[ "$u" = root ] && { env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; return; }
 	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups \
 		env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"
 }
@@ -317,8 +319,16 @@ bus_env_snap() {
 }
 
 bus_env_start_owners() {
+	root=$BUS_ENV_DIR/root
 	bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
-	bus_env_start_cgbypassd "$1" || { echo "Bail out! cgbypassd did not start"; exit 1; }
+	bus_env_start_cgbypassd "$root" || { echo "Bail out! cgbypassd did not start"; exit 1; }
+}
+
+bus_env_owners_main() {
+	bus_env_main "$@"
+	bus_env_require_polkitd
+	bus_env_polkit_setup alice bob mallory
+	bus_env_start_owners
 }
 
 bus_env_daemon_alive() {

@@ -89,13 +89,7 @@ bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "
 
 # client USER ARGS...: the example as USER (or root); sets out, st
 client() {
-	local u=$1
-	shift
-	if [ "$u" = root ]; then
-		out=$(LD_LIBRARY_PATH=$dest$libdir "$D/client" "$@" 2>&1)
-	else
-		out=$(bus_env_as "$u" env LD_LIBRARY_PATH="$dest$libdir" "$D/client" "$@" 2>&1)
-	fi
+	out=$(bus_env_as "$1" env LD_LIBRARY_PATH="$dest$libdir" "$D/client" "${@:2}" 2>&1)
 	st=$?
 }
 # succeeds USER DESCRIPTION ARGS...
