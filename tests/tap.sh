@@ -8,6 +8,8 @@
 #   tap_skip_all REASON             "1..0 # SKIP REASON", exit 0
 #   tap_done                        the plan "1..N" after the tests; status 1 if one failed
 #   tap_status                      the status alone, for a script that printed its plan first
+# and what the shell tests wait with:
+#   wait_for SECONDS CMD...         poll every 50 ms until CMD succeeds; fails after SECONDS
 # ok and not_ok never fail, so 'test && ok || not_ok' is an if-else.
 TAP_N=0
 TAP_FAILED=0
@@ -43,4 +45,14 @@ tap_status() {
 tap_done() {
 	echo "1..$TAP_N"
 	tap_status
+}
+
+wait_for() {
+	local limit=$(($1 * 20)) i
+	shift
+	for ((i = 0; i < limit; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
 }

@@ -148,15 +148,9 @@ bus_env_cgroup2_cleanup() {
 	BUS_ENV_CGROUP2_ADDED=
 }
 
-# wait_for SECONDS CMD...: poll every 50 ms until CMD succeeds
+# bus_env_wait_for SECONDS CMD...: tap.sh's wait_for
 bus_env_wait_for() {
-	local limit=$(($1 * 20)) i
-	shift
-	for ((i = 0; i < limit; i++)); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_for "$@"
 }
 
 bus_env_has_name() {
