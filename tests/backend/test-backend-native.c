@@ -54,10 +54,8 @@ static void teardown(void) {
 }
 
 static Backend *open_native(void) {
-        _cleanup_free_ char *msg = NULL;
-        Backend *b = NULL;
-        int r = backend_open(BACKEND_AUTO, mnt, state, &b, &msg);
-        ck_assert_msg(r == 0, "open: %d %s", r, strempty(msg));
+        Backend *b = test_backend_open(BACKEND_AUTO, mnt, state);
+
         ck_assert_int_eq(backend_get_type(b), BACKEND_NATIVE);
         backend_set_disagreement_handler(b, on_disagreement, NULL);
         return b;
@@ -239,21 +237,6 @@ START_TEST(test_fault_hook) {
 }
 END_TEST
 
-static int count_ops(const char *op, void *userdata) {
-        (*(unsigned *) userdata)++;
-        return 0;
-}
-
-static Plan *plan_values_on(Backend *b, const DesiredCgroup *d, size_t n) {
-        PolicyErrors e = {};
-        Plan *p = NULL;
-        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
-
-        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
-        ok(plan_drop_in_sync(p, b));
-        return p;
-}
-
 /*
  * Values through the policy on the kernel with the series: written after the
  * writes that make the files appear, in sync on re-apply (zero writes), and
@@ -273,17 +256,15 @@ START_TEST(test_policy_values) {
         Plan *p;
 
         ck_assert_ptr_nonnull(before);
-        p = plan_values_on(b, d, ELEMENTSOF(d));
+        p = test_plan_in_sync(b, d, ELEMENTSOF(d));
         ok(plan_apply(p, b, &f));
         plan_free(p);
         kassert("V", "memory.max", "4294967296\n");
         kassert("V", "cpu.max", "max 100000\n");
 
-        p = plan_values_on(b, d, ELEMENTSOF(d));
+        p = test_plan_in_sync(b, d, ELEMENTSOF(d));
         ck_assert_uint_eq(p->n_ops, 0);
-        backend_set_fault_hook(b, count_ops, &writes);
-        ok(plan_apply(p, b, &f));
-        backend_set_fault_hook(b, NULL, NULL);
+        ok(test_apply_hooked(p, b, test_count_ops, &writes, &f));
         ck_assert_uint_eq(writes, 0);
         plan_free(p);
 
@@ -295,7 +276,7 @@ START_TEST(test_policy_values) {
                 { .path = "/V2", .create = true },
         };
         _cleanup_free_ char *sc_before = test_read_file(sc);
-        p = plan_values_on(b, d2, ELEMENTSOF(d2));
+        p = test_plan_in_sync(b, d2, ELEMENTSOF(d2));
         ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
         ck_assert_uint_eq(f.index, p->n_ops - 1);
         ck_assert_uint_eq(f.undone, p->n_ops - 1);

@@ -37,10 +37,8 @@ static void teardown(void) {
 }
 
 static Backend *open_sim(void) {
-        _cleanup_free_ char *msg = NULL;
-        Backend *b = NULL;
-        int r = backend_open(BACKEND_SIM, root, state, &b, &msg);
-        ck_assert_msg(r == 0, "open: %d %s", r, strempty(msg));
+        Backend *b = test_backend_open(BACKEND_SIM, root, state);
+
         ck_assert_int_eq(backend_get_type(b), BACKEND_SIM);
         return b;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "../backend/backend-test.h"
 #include "cgbypass/backend.h"
 #include "cgbypass/macro.h"
 #include "cgbypass/policy.h"
@@ -75,11 +76,7 @@ static inline void scratch_teardown(void) {
 
 /* a sim backend on the fixture's directories */
 static inline Backend *scratch_open_sim(void) {
-        _cleanup_free_ char *msg = NULL;
-        Backend *b = NULL;
-
-        ck_assert_msg(backend_open(BACKEND_SIM, root, state, &b, &msg) == 0, "%s", msg);
-        return b;
+        return test_backend_open(BACKEND_SIM, root, state);
 }
 
 static inline int scratch_snap_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {

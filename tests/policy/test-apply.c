@@ -76,9 +76,7 @@ START_TEST(test_kth_failure_changes_nothing) {
                 ApplyFailure af = {};
                 _cleanup_free_ char *now = NULL;
 
-                backend_set_fault_hook(b, fail_kth, &f);
-                ck_assert_int_eq(plan_apply(p, b, &af), -EIO);
-                backend_set_fault_hook(b, NULL, NULL);
+                ck_assert_int_eq(test_apply_hooked(p, b, fail_kth, &f, &af), -EIO);
                 ck_assert_uint_eq(af.index, k - 1);
                 ck_assert_uint_eq(af.undone, k - 1);
                 ck_assert_int_eq(af.undo_error, 0);

@@ -23,17 +23,6 @@
 #define MISC CGMASK(CONTROLLER_MISC)
 
 
-/* policy_plan() then plan_drop_in_sync(), as --plan and an apply do */
-static Plan *plan_on(Backend *b, const DesiredCgroup *d, size_t n) {
-        PolicyErrors e = {};
-        Plan *p = NULL;
-        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
-
-        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
-        ck_assert_int_eq(plan_drop_in_sync(p, b), 0);
-        return p;
-}
-
 static char *file_text(const char *rel, const char *file) {
         _cleanup_free_ char *path = NULL;
         char *s = NULL;
@@ -66,7 +55,7 @@ static const DesiredCgroup tree[] = {
 /* a sim backend with the tree applied */
 static Backend *open_with_tree(void) {
         Backend *b = scratch_open_sim();
-        _cleanup_(plan_freep) Plan *p = plan_on(b, tree, ELEMENTSOF(tree));
+        _cleanup_(plan_freep) Plan *p = test_plan_in_sync(b, tree, ELEMENTSOF(tree));
         ApplyFailure f = {};
 
         ck_assert_int_eq(plan_apply(p, b, &f), 0);
@@ -75,7 +64,7 @@ static Backend *open_with_tree(void) {
 
 START_TEST(test_plan_writes_values_after_their_files_appear) {
         _cleanup_(backend_freep) Backend *b = scratch_open_sim();
-        _cleanup_(plan_freep) Plan *p = plan_on(b, tree, ELEMENTSOF(tree));
+        _cleanup_(plan_freep) Plan *p = test_plan_in_sync(b, tree, ELEMENTSOF(tree));
         _cleanup_free_ char *text = plan_text(p);
 
         /* a new cgroup's files are new: its values stay in the plan even where they are the default */
@@ -105,7 +94,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         ck_assert_str_eq(mh, "1073741824\n");
 
         /* re-apply: in sync, zero writes, "4G" against "4294967296", "max" against "max 100000" */
-        p = plan_on(b, tree, ELEMENTSOF(tree));
+        p = test_plan_in_sync(b, tree, ELEMENTSOF(tree));
         ck_assert_uint_eq(p->n_ops, 0);
         plan_free(p);
 
@@ -113,7 +102,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         DesiredCgroup tp[ELEMENTSOF(tree)];
         memcpy(tp, tree, sizeof(tree));
         tp[0].sc_enable |= PIDS;
-        p = plan_on(b, tp, ELEMENTSOF(tp));
+        p = test_plan_in_sync(b, tp, ELEMENTSOF(tp));
         _cleanup_free_ char *tptext = plan_text(p);
         ck_assert_str_eq(tptext, "write . cgroup.subtree_control +pids\n");
         plan_free(p);
@@ -126,7 +115,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         tp[1].sc_enable = CPU;
         tp[1].sc_bypass = MEMORY;
         tp[2].ctl_enable = MEMORY;
-        p = plan_on(b, tp, ELEMENTSOF(tp));
+        p = test_plan_in_sync(b, tp, ELEMENTSOF(tp));
         _cleanup_free_ char *tptext2 = plan_text(p);
         ck_assert_str_eq(tptext2, "write w cgroup.subtree_control #memory\n"
                                   "write w/a cgroup.controllers +memory\n"
@@ -139,7 +128,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         DesiredCgroup tb[ELEMENTSOF(tree)];
         memcpy(tb, tree, sizeof(tree));
         tb[2].ctl_bypass = MEMORY;
-        p = plan_on(b, tb, ELEMENTSOF(tb));
+        p = test_plan_in_sync(b, tb, ELEMENTSOF(tb));
         ck_assert_int_eq(plan_apply(p, b, &f), 0);
         plan_free(p);
         _cleanup_free_ char *mh1 = file_text("w/a", "memory.high");
@@ -152,7 +141,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         t2[1].values = changed;
         t2[1].n_values = 2;
         t2[2].n_values = 0;
-        p = plan_on(b, t2, ELEMENTSOF(t2));
+        p = test_plan_in_sync(b, t2, ELEMENTSOF(t2));
         _cleanup_free_ char *text = plan_text(p);
         ck_assert_str_eq(text, "write w memory.max 8G\n");
         ck_assert_int_eq(plan_apply(p, b, &f), 0);
@@ -168,7 +157,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         _cleanup_free_ char *r1 = NULL;
         ck_assert_int_eq(backend_read(b, "w", "memory.max", &r1), 0);
         ck_assert_str_eq(r1, "8589934592\n");
-        p = plan_on(b, t2, ELEMENTSOF(t2));
+        p = test_plan_in_sync(b, t2, ELEMENTSOF(t2));
         ck_assert_uint_eq(p->n_ops, 0);
         plan_free(p);
 }
@@ -197,7 +186,7 @@ START_TEST(test_kernel_refusal_undoes_the_apply) {
                 { .path = "/w/new", .create = true },
         };
         _cleanup_free_ char *before = snapshot(b);
-        p = plan_on(b, t2, ELEMENTSOF(t2));
+        p = test_plan_in_sync(b, t2, ELEMENTSOF(t2));
         _cleanup_free_ char *text = plan_text(p);
         ck_assert_str_eq(text,
                          "mkdir w/new\n"
@@ -232,11 +221,9 @@ START_TEST(test_refused_value_between_values) {
         t2[1].values = v;
         t2[1].n_values = 2;
         _cleanup_free_ char *before = snapshot(b);
-        p = plan_on(b, t2, ELEMENTSOF(t2));
+        p = test_plan_in_sync(b, t2, ELEMENTSOF(t2));
         ck_assert_uint_eq(p->n_ops, 2);
-        backend_set_fault_hook(b, refuse_values, NULL);
-        ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
-        backend_set_fault_hook(b, NULL, NULL);
+        ck_assert_int_eq(test_apply_hooked(p, b, refuse_values, NULL, &f), -EINVAL);
         ck_assert_uint_eq(f.index, 1);
         ck_assert_uint_eq(f.undone, 1);
         plan_free(p);
