@@ -53,21 +53,23 @@ static Backend *open_before(void) {
         return b;
 }
 
-START_TEST(test_kth_failure_changes_nothing) {
-        _cleanup_(backend_freep) Backend *b = NULL;
-        _cleanup_free_ char *tree = NULL;
+/* the plan from there to: A switches from bypass to enable, pids is given out, a new cgroup (mkdirs and writes) */
+static Plan *plan_the_change(Backend *b) {
         DesiredCgroup after[ELEMENTSOF(before) + 1];
-        Plan *p;
 
-        b = open_before();
-
-        /* A switches from bypass to enable, pids is given out, a new cgroup: mkdirs and writes */
         memcpy(after, before, sizeof(before));
         after[0].sc_enable = CPU | PIDS;
         after[1].sc_bypass = 0;
         after[1].sc_enable = CPU | PIDS;
         after[ELEMENTSOF(before)] = (DesiredCgroup) { .path = "/A/H/I", .create = true };
-        p = plan_for(b, after, ELEMENTSOF(after));
+        return plan_for(b, after, ELEMENTSOF(after));
+}
+
+START_TEST(test_kth_failure_changes_nothing) {
+        _cleanup_(backend_freep) Backend *b = open_before();
+        _cleanup_free_ char *tree = NULL;
+        Plan *p = plan_the_change(b);
+
         ck_assert_uint_ge(p->n_ops, 10);
 
         _cleanup_free_ char *start = snapshot(b);
@@ -100,18 +102,9 @@ END_TEST
  * undone before it.
  */
 START_TEST(test_unapply) {
-        _cleanup_(backend_freep) Backend *b = NULL;
-        DesiredCgroup after[ELEMENTSOF(before) + 1];
-        Plan *p;
+        _cleanup_(backend_freep) Backend *b = open_before();
+        Plan *p = plan_the_change(b);
 
-        b = open_before();
-
-        memcpy(after, before, sizeof(before));
-        after[1].sc_bypass = 0;
-        after[1].sc_enable = CPU | PIDS;
-        after[0].sc_enable = CPU | PIDS;
-        after[ELEMENTSOF(before)] = (DesiredCgroup) { .path = "/A/H/I", .create = true };
-        p = plan_for(b, after, ELEMENTSOF(after));
         ck_assert_uint_ge(p->n_ops, 4);
 
         _cleanup_free_ char *start = snapshot(b);
@@ -146,6 +139,6 @@ START_TEST(test_unapply) {
 END_TEST
 
 int main(void) {
-        return check_run(CHECK_SUITE("apply", "rollback", scratch_setup, scratch_teardown, test_kth_failure_changes_nothing,
-                                     test_unapply));
+        return check_run(CHECK_SUITE("apply", "rollback", scratch_setup, scratch_teardown,
+                                     test_kth_failure_changes_nothing, test_unapply));
 }
