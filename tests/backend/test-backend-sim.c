@@ -357,11 +357,16 @@ START_TEST(test_atomic_save) {
 }
 END_TEST
 
-static void append_file(const char *path, const char *text) {
-        FILE *f = fopen(path, "ae");
+/* @text into @path, opened with fopen()'s @mode: "we" replaces, "ae" appends */
+static void write_text(const char *path, const char *mode, const char *text) {
+        FILE *f = fopen(path, mode);
         ck_assert_ptr_nonnull(f);
         fputs(text, f);
         ck_assert_int_eq(fclose(f), 0);
+}
+
+static void append_file(const char *path, const char *text) {
+        write_text(path, "ae", text);
 }
 
 START_TEST(test_journal) {
@@ -652,10 +657,7 @@ START_TEST(test_tmp_name_owner_directory) {
 END_TEST
 
 static void put(const char *path, const char *text) {
-        FILE *f = fopen(path, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(text, f);
-        ck_assert_int_eq(fclose(f), 0);
+        write_text(path, "we", text);
 }
 
 static void make_socket(const char *path) {

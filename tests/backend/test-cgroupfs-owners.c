@@ -50,6 +50,16 @@ static uid_t uid_of(const char *rel) {
         return st.st_uid;
 }
 
+/* @rel replaced by a link to root's "victim": @make_link is link(2) or symlink(2) */
+static void link_victim(const char *rel, int (*make_link)(const char *, const char *)) {
+        char v[256], p[256];
+
+        at("victim", v, sizeof(v));
+        at(rel, p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(make_link(v, p), 0);
+}
+
 static void setup(void) {
         char p[256];
 
@@ -93,12 +103,7 @@ START_TEST(test_hands_over_by_fd) {
 END_TEST
 
 START_TEST(test_hard_link_over_procs) {
-        char v[256], p[256];
-
-        at("victim", v, sizeof(v));
-        at("cg/cgroup.procs", p, sizeof(p));
-        ck_assert_int_eq(unlink(p), 0);
-        ck_assert_int_eq(link(v, p), 0);
+        link_victim("cg/cgroup.procs", link);
         ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -EMLINK);
         ck_assert_uint_eq(uid_of("victim"), 0);
         ck_assert_uint_eq(uid_of("cg"), 0);        /* nothing in the directory changed */
@@ -107,12 +112,7 @@ START_TEST(test_hard_link_over_procs) {
 END_TEST
 
 START_TEST(test_symlink) {
-        char v[256], p[256];
-
-        at("victim", v, sizeof(v));
-        at("cg/cgroup.threads", p, sizeof(p));
-        ck_assert_int_eq(unlink(p), 0);
-        ck_assert_int_eq(symlink(v, p), 0);
+        link_victim("cg/cgroup.threads", symlink);
         ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -ELOOP);
         ck_assert_uint_eq(uid_of("victim"), 0);
         ck_assert_uint_eq(uid_of("cg/cgroup.procs"), 0);
@@ -175,7 +175,7 @@ START_TEST(test_someone_elses_file) {
 END_TEST
 
 START_TEST(test_to_dir_owner) {
-        char p[256], v[256];
+        char p[256];
         size_t n = 0;
 
         at("cg", p, sizeof(p));
@@ -190,10 +190,7 @@ START_TEST(test_to_dir_owner) {
 
         /* the owner renames a hard link of a root file over one of its files */
         put("cg/memory.max", 0);
-        at("victim", v, sizeof(v));
-        at("cg/cpu.weight", p, sizeof(p));
-        ck_assert_int_eq(unlink(p), 0);
-        ck_assert_int_eq(link(v, p), 0);
+        link_victim("cg/cpu.weight", link);
         ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", &n), -EMLINK);
         ck_assert_uint_eq(uid_of("victim"), 0);
         ck_assert_uint_eq(uid_of("cg/memory.max"), 0);     /* all or nothing */
