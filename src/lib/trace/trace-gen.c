@@ -231,13 +231,9 @@ static int gen_line(Gen *g, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
-        int r = vasprintf(&line, fmt, ap);
+        line = trace_vstrdupf(fmt, ap);
         va_end(ap);
-        if (r < 0) {
-                line = NULL;
-                return -ENOMEM;
-        }
-        return gen_emit(g, line);
+        return line ? gen_emit(g, line) : -ENOMEM;
 }
 
 /* ---- choosing targets ---- */

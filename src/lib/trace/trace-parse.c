@@ -37,14 +37,20 @@ const char *trace_op_type_to_string(TraceOpType t) {
         return op_info[t].name;
 }
 
+char *trace_vstrdupf(const char *fmt, va_list ap) {
+        char *s;
+
+        return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 char *trace_strdupf(const char *fmt, ...) {
         va_list ap;
         char *s;
 
         va_start(ap, fmt);
-        int r = vasprintf(&s, fmt, ap);
+        s = trace_vstrdupf(fmt, ap);
         va_end(ap);
-        return r < 0 ? NULL : s;
+        return s;
 }
 
 static void trace_op_done(TraceOp *op) {
@@ -98,12 +104,10 @@ static int parser_fail(Parser *p, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
-        int r = vasprintf(&reason, fmt, ap);
+        reason = trace_vstrdupf(fmt, ap);
         va_end(ap);
-        if (r < 0) {
-                reason = NULL;
+        if (!reason)
                 return -ENOMEM;
-        }
         free(p->msg);
         p->msg = trace_strdupf("%s:%u: %s", p->name, p->line, reason);
         return p->msg ? -EBADMSG : -ENOMEM;
