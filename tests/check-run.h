@@ -41,10 +41,11 @@ static inline Suite *check_suite(const char *name, const char *tcase, SFun setup
 #define CHECK_SUITE(name, tcase, setup, teardown, ...) \
         check_suite((name), (tcase), (setup), (teardown), (const TTest *const[]) { __VA_ARGS__, NULL })
 
-/* A row of a test case's table: @test once, or with @loops > 0 as a loop test, _i = 0 .. @loops - 1. */
+/* A row of a test case's table: @test once, or with @end > 0 as a loop test, _i = @start .. @end - 1. */
 typedef struct CheckTest {
         const TTest *test;
-        int loops;
+        int end;
+        int start;
 } CheckTest;
 
 /* Adds to @s the test case @name: the rows of @tests up to { NULL }, with the fixture @setup/@teardown
@@ -55,8 +56,8 @@ static inline TCase *check_tcase(Suite *s, const char *name, SFun setup, SFun te
         if (setup || teardown)
                 tcase_add_checked_fixture(tc, setup, teardown);
         for (; tests->test; tests++)
-                if (tests->loops > 0)
-                        tcase_add_loop_test(tc, tests->test, 0, tests->loops);
+                if (tests->end > 0)
+                        tcase_add_loop_test(tc, tests->test, tests->start, tests->end);
                 else
                         tcase_add_test(tc, tests->test);
         suite_add_tcase(s, tc);
@@ -71,10 +72,10 @@ static inline Suite *check_suite_table(const char *name, const char *tcase, SFun
         return s;
 }
 
-/* The rows are { test } or { test, loops }: a row without loops leaves them 0, as meant. */
+/* The rows are { test }, { test, end } or { test, end, start }: what a row leaves out is 0, as meant. */
 #define CHECK_WITH_ROWS_(call, ...) ({                                                                  \
         _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"") \
-        const CheckTest _rows[] = { __VA_ARGS__, { NULL, 0 } };                                         \
+        const CheckTest _rows[] = { __VA_ARGS__, { NULL, 0, 0 } };                                         \
         _Pragma("GCC diagnostic pop")                                                                   \
         call;                                                                                           \
 })
