@@ -20,50 +20,7 @@ root=$D/root
 state=$D/state
 nobody_uid=$(id -u nobody)
 
-write_conf() {
-	cat >"$D/c.conf" <<CONF
-# the seeds' documentation example, a managed /srv and one delegation
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory
-
-[cgroup]
-path = /A
-subtree-control = #cpu
-
-[cgroup]
-path = /A/B
-subtree-control = #cpu
-
-[cgroup]
-path = /A/B/C
-subtree-control = #cpu
-
-[cgroup]
-path = /A/B/C/D
-subtree-control = +cpu
-
-[cgroup]
-path = /A/B/C/D/E/F
-
-[cgroup]
-path = /A/B/G
-controllers = +cpu
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
-
-[delegate]
-path = /srv/owner
-user = nobody
-controllers = cpu io
-CONF
-}
-write_conf
+bus_env_config doc-srv.conf || { echo "Bail out! the configuration"; exit 1; }
 start() { bus_env_start_cgbypassd "$root" "$@"; }
 
 # c ARGS...: bus-client call, output in $out, status in $st
