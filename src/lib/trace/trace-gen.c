@@ -227,11 +227,10 @@ static int gen_write(Gen *g, size_t i, const char *file, const char *content) {
 
 static int gen_line(Gen *g, const char *fmt, ...) _printf_(2, 3);
 static int gen_line(Gen *g, const char *fmt, ...) {
-        _cleanup_free_ char *line = NULL;
         va_list ap;
 
         va_start(ap, fmt);
-        line = trace_vstrdupf(fmt, ap);
+        _cleanup_free_ char *line = trace_vstrdupf(fmt, ap);
         va_end(ap);
         return line ? gen_emit(g, line) : -ENOMEM;
 }
