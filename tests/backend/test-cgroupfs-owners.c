@@ -102,20 +102,23 @@ START_TEST(test_hands_over_by_fd) {
 }
 END_TEST
 
-START_TEST(test_hard_link_over_procs) {
-        link_victim("cg/cgroup.procs", link);
-        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -EMLINK);
-        ck_assert_uint_eq(uid_of("victim"), 0);
-        ck_assert_uint_eq(uid_of("cg"), 0);        /* nothing in the directory changed */
-        ck_assert_uint_eq(uid_of("cg/cgroup.threads"), 0);
-}
-END_TEST
+/* a hard link or a symlink to root's file where the owner's file was: refused, nothing changed */
+static const struct {
+        const char *file;
+        int (*make_link)(const char *, const char *);
+        int error;
+        const char *unchanged[2];
+} links[] = {
+        { "cg/cgroup.procs",   link,    -EMLINK, { "cg", "cg/cgroup.threads" } },
+        { "cg/cgroup.threads", symlink, -ELOOP,  { "cg/cgroup.procs" } },
+};
 
-START_TEST(test_symlink) {
-        link_victim("cg/cgroup.threads", symlink);
-        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -ELOOP);
+START_TEST(test_link_over_file) {
+        link_victim(links[_i].file, links[_i].make_link);
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), links[_i].error);
         ck_assert_uint_eq(uid_of("victim"), 0);
-        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), 0);
+        for (size_t k = 0; k < ELEMENTSOF(links[_i].unchanged) && links[_i].unchanged[k]; k++)
+                ck_assert_uint_eq(uid_of(links[_i].unchanged[k]), 0);
 }
 END_TEST
 
@@ -222,7 +225,7 @@ int main(void) {
         }
         for (int walk = 0; walk < 2; walk++)
                 CHECK_TCASE(s, walk ? "owners-walk" : "owners", walk ? setup_walk : setup, teardown,
-                            { test_hands_over_by_fd }, { test_hard_link_over_procs }, { test_symlink },
+                            { test_hands_over_by_fd }, { test_link_over_file, ELEMENTSOF(links) },
                             { test_fifo_never_blocks }, { test_socket_and_directory }, { test_someone_elses_file },
                             { test_to_dir_owner }, { test_directory_symlink });
         return check_run(s);
