@@ -278,3 +278,15 @@ static inline int test_apply_hooked(Plan *p, Backend *b, BackendFaultFn fn, void
         backend_set_fault_hook(b, NULL, NULL);
         return r;
 }
+
+/* the model's effective tree of cpu after the seeds' documentation example */
+static inline void test_assert_doc_example_tree(Backend *b) {
+        _cleanup_free_ char *tree = NULL;
+
+        ck_assert_int_eq(hierarchy_effective_tree(backend_get_model(b), CONTROLLER_CPU, &tree), 0);
+        ck_assert_str_eq(tree,
+                         "/\n"
+                         "  /A|/A/B|/A/B/C|/A/B/C/D\n"
+                         "    /A/B/C/D/E|/A/B/C/D/E/F\n"
+                         "    /A/B/G\n");
+}

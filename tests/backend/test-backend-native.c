@@ -91,7 +91,6 @@ static void check_cpu_knobs(Backend *b) {
 START_TEST(test_documentation_example) {
         static const char *const dirs[] = { "A", "A/B", "A/B/C", "A/B/C/D", "A/B/C/D/E", "A/B/C/D/E/F", "A/B/G" };
         _cleanup_(backend_freep) Backend *b = open_native();
-        _cleanup_free_ char *tree = NULL;
         Reason reason = REASON_NONE;
 
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
@@ -114,12 +113,7 @@ START_TEST(test_documentation_example) {
                                     "subtree_bypass   : cpu\nenable_ss_mask   : \n");
         check_cpu_knobs(b);
 
-        ck_assert_int_eq(hierarchy_effective_tree(backend_get_model(b), CONTROLLER_CPU, &tree), 0);
-        ck_assert_str_eq(tree,
-                         "/\n"
-                         "  /A|/A/B|/A/B/C|/A/B/C/D\n"
-                         "    /A/B/C/D/E|/A/B/C/D/E/F\n"
-                         "    /A/B/G\n");
+        test_assert_doc_example_tree(b);
         check_reload(b);
 
         /* the kernel's subtree as the backend left it; a cgroup made behind its back shows */
