@@ -18,7 +18,8 @@
 #   bus_env_stop_polkit
 #   bus_env_add_user VAR             # a new unprivileged user; VAR=name, VAR_uid=uid
 #   bus_env_as USER CMD...           # run CMD as USER (setpriv; root: itself), on the private bus
-#   bus_env_config FIXTURE... K=V... # SRCDIR/tests/bus/FIXTUREs, @K@ replaced by V, as BUS_ENV_DIR/c.conf
+#   bus_env_config FIXTURE... K=V... # SRCDIR/tests/bus/FIXTUREs (SRCDIR/FIXTURE where it names a directory),
+#                                    #   @K@ replaced by V, as BUS_ENV_DIR/c.conf
 #   bus_env_start_daemon ARGS...     # cgbypassd --bus system ARGS, waits for org.cgbypass1
 #   bus_env_start_cgbypassd ROOT ARGS... # ... with BUS_ENV_DIR/c.conf, no conf.d, cgroup root ROOT,
 #                                    #   state directory BUS_ENV_DIR/state
@@ -260,6 +261,7 @@ bus_env_config() {
 	for a in "$@"; do
 		case $a in
 		*=*) edits+=(-e "s|@${a%%=*}@|${a#*=}|g") ;;
+		*/*) fixtures+=("$BUS_ENV_SRC/$a") ;;
 		*) fixtures+=("$BUS_ENV_SRC/tests/bus/$a") ;;
 		esac
 	done

@@ -32,31 +32,7 @@ bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
 
 D=$BUS_ENV_DIR
 root=$D/root
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory +pids
-
-; where containers go: cpu and io bypassed, so that each container re-enables them
-[cgroup]
-path = /ctr
-create = yes
-subtree-control = #cpu #io +memory
-
-; a container cgroup the configuration manages
-[cgroup]
-path = /ctr/root-managed
-create = yes
-
-; a parent that enables cpu itself
-[cgroup]
-path = /srv
-create = yes
-subtree-control = +cpu +memory
-CONF
+bus_env_config tests/oci-hook/containers.conf || { echo "Bail out! the configuration"; exit 1; }
 mkdir -p "$D/none"
 bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" \
 	--state-directory "$D/state" || { echo "Bail out! cgbypassd did not start"; exit 1; }
