@@ -95,6 +95,26 @@ static int parse_bus(Client *c, const char *value) {
         return 0;
 }
 
+/* argv[*i] as @name=VALUE, or @name with VALUE the next argument (*i moves on to it): 1 and *ret_value;
+ * 0 if it is another option; -EINVAL if VALUE is missing (@values: what it may be, for the message) */
+static int option_value(int argc, char *argv[], int *i, const char *name, const char *values, const char **ret_value) {
+        size_t l = strlen(name);
+        const char *eq = argv[*i] + l;
+
+        if (strncmp(argv[*i], name, l) != 0 || (*eq != '=' && *eq != '\0'))
+                return 0;
+        if (*eq == '=') {
+                *ret_value = eq + 1;
+                return 1;
+        }
+        if (*i + 1 >= argc) {
+                log_error("Option '%s' needs a value: %s.", name, values);
+                return -EINVAL;
+        }
+        *ret_value = argv[++*i];
+        return 1;
+}
+
 /*
  * Options may come before or after the verb, as in systemctl. getopt_long()
  * does not fit: a change such as "-memory" after 'set' is an argument, not
@@ -102,6 +122,7 @@ static int parse_bus(Client *c, const char *value) {
  */
 static int parse_argv(int argc, char *argv[], Client *c, Arguments *a) {
         bool options = true;
+        const char *value;
         int r;
 
         for (int i = 1; i < argc; i++) {
@@ -126,31 +147,12 @@ static int parse_argv(int argc, char *argv[], Client *c, Arguments *a) {
                 } else if (streq(arg, "--no-create")) {
                         c->delegation_flags |= CGBYPASS_DELEGATION_NO_CREATE;
                         a->delegate_option = a->delegate_option ?: "--no-create";
-                } else if (startswith(arg, "--lifetime=")) {
-                        r = parse_lifetime(c, arg + strlen("--lifetime="));
-                        if (r < 0)
+                } else if ((r = option_value(argc, argv, &i, "--lifetime", "cgroup or persistent", &value))) {
+                        if (r < 0 || (r = parse_lifetime(c, value)) < 0)
                                 return r;
                         a->delegate_option = a->delegate_option ?: "--lifetime";
-                } else if (streq(arg, "--lifetime")) {
-                        if (i + 1 >= argc) {
-                                log_error("Option '--lifetime' needs a value: cgroup or persistent.");
-                                return -EINVAL;
-                        }
-                        r = parse_lifetime(c, argv[++i]);
-                        if (r < 0)
-                                return r;
-                        a->delegate_option = a->delegate_option ?: "--lifetime";
-                } else if (startswith(arg, "--bus=")) {
-                        r = parse_bus(c, arg + strlen("--bus="));
-                        if (r < 0)
-                                return r;
-                } else if (streq(arg, "--bus")) {
-                        if (i + 1 >= argc) {
-                                log_error("Option '--bus' needs a value: system or session.");
-                                return -EINVAL;
-                        }
-                        r = parse_bus(c, argv[++i]);
-                        if (r < 0)
+                } else if ((r = option_value(argc, argv, &i, "--bus", "system or session", &value))) {
+                        if (r < 0 || (r = parse_bus(c, value)) < 0)
                                 return r;
                 } else if (arg[1] != '-' && a->n_positional > 0) {
                         /* a change ("-memory"), or a path or name the checks will judge */

@@ -5,19 +5,23 @@
 #include "cgbypass/strbuf.h"
 #include "ctl-format.h"
 
-void fields_add(Fields *f, const char *label, char *value) {
-        Field *n;
+/* @array (@n elements of @size) with room for one more, for @value; NULL if @value is NULL or there is no
+ * memory: then @value is freed and *@oom set, to be reported when printing */
+static void *grow_for(void *array, size_t n, size_t size, char *value, bool *oom) {
+        void *grown = value ? reallocarray(array, n + 1, size) : NULL;
 
-        if (!value) {
-                f->oom = true;
-                return;
-        }
-        n = reallocarray(f->fields, f->n + 1, sizeof(*n));
-        if (!n) {
+        if (!grown) {
                 free(value);
-                f->oom = true;
-                return;
+                *oom = true;
         }
+        return grown;
+}
+
+void fields_add(Fields *f, const char *label, char *value) {
+        Field *n = grow_for(f->fields, f->n, sizeof(*n), value, &f->oom);
+
+        if (!n)
+                return;
         f->fields = n;
         f->fields[f->n++] = (Field) { .label = label, .value = value };
 }
@@ -52,18 +56,10 @@ void table_init(Table *t, size_t n_columns, const char *const *header) {
 }
 
 void table_add(Table *t, char *value) {
-        char **n;
+        char **n = grow_for(t->cells, t->n_cells, sizeof(*n), value, &t->oom);
 
-        if (!value) {
-                t->oom = true;
+        if (!n)
                 return;
-        }
-        n = reallocarray(t->cells, t->n_cells + 1, sizeof(*n));
-        if (!n) {
-                free(value);
-                t->oom = true;
-                return;
-        }
         t->cells = n;
         t->cells[t->n_cells++] = value;
 }

@@ -95,6 +95,16 @@ static const char *json_key_text(json_object *k) {
                                                             : json_object_to_json_string(k);
 }
 
+/* leaves the container whose contents became *@o, and hands *@o over */
+static int exit_container_with(sd_bus_message *m, json_object **o, json_object **ret) {
+        int r = sd_bus_message_exit_container(m);
+
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(*o);
+        return 0;
+}
+
 static int read_dict(sd_bus_message *m, const char *contents, json_object **ret) {
         _cleanup_json_ json_object *o = json_object_new_object();
         _cleanup_free_ char *entry = NULL;
@@ -134,11 +144,7 @@ static int read_dict(sd_bus_message *m, const char *contents, json_object **ret)
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(o);
-        return 0;
+        return exit_container_with(m, &o, ret);
 }
 
 static int read_sequence(sd_bus_message *m, char type, const char *contents, json_object **ret) {
@@ -162,11 +168,7 @@ static int read_sequence(sd_bus_message *m, char type, const char *contents, jso
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(a);
-        return 0;
+        return exit_container_with(m, &a, ret);
 }
 
 int bus_message_read_json(sd_bus_message *m, json_object **ret) {

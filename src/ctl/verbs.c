@@ -221,12 +221,10 @@ static int get_effective_tree(Client *c, const char *controller, EffectiveNode *
         _cleanup_free_ char *text = NULL;
         unsigned line = 0;
         sd_bus *bus;
-        int r;
+        int r = client_bus(c, &bus);
 
-        r = client_bus(c, &bus);
-        if (r < 0)
-                return r;
-        r = client_result(c, cgbypass_get_effective_tree(bus, controller, &text, &e), &e);
+        if (r >= 0)
+                r = client_result(c, cgbypass_get_effective_tree(bus, controller, &text, &e), &e);
         if (r < 0)
                 return r;
         r = effective_tree_parse(text, ret, &line);
@@ -290,24 +288,19 @@ static int get_cgroup(Client *c, const char *path, json_object **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus *bus;
-        int r;
+        int r = client_bus(c, &bus);
 
-        r = client_bus(c, &bus);
-        if (r < 0)
-                return r;
-        r = client_result(c, cgbypass_get_cgroup(bus, path, &reply, &e), &e);
+        if (r >= 0)
+                r = client_result(c, cgbypass_get_cgroup(bus, path, &reply, &e), &e);
         return r < 0 ? r : read_a_sv(reply, "GetCgroup", ret);
 }
 
 static int list_delegations(Client *c, sd_bus_message **ret_reply) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus *bus;
-        int r;
+        int r = client_bus(c, &bus);
 
-        r = client_bus(c, &bus);
-        if (r < 0)
-                return r;
-        return client_result(c, cgbypass_list_delegations(bus, ret_reply, &e), &e);
+        return r < 0 ? r : client_result(c, cgbypass_list_delegations(bus, ret_reply, &e), &e);
 }
 
 /* the number of entries of ListDelegations */

@@ -15,6 +15,7 @@
 
 #include "cgbypass/backend.h"
 #include "cgbypass/macro.h"
+#include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
 
 static inline char *test_strdupf(const char *fmt, ...) _printf_(1, 2);
@@ -239,4 +240,53 @@ static inline int test_fault_fn(const char *op, void *userdata) {
                 return 0;
         f->calls++;
         return f->calls == f->fail_at ? -EIO : 0;
+}
+
+/* backend_open() of @type on @root and @state, which must succeed */
+static inline Backend *test_backend_open(BackendType type, const char *root, const char *state) {
+        _cleanup_free_ char *msg = NULL;
+        Backend *b = NULL;
+        int r = backend_open(type, root, state, &b, &msg);
+
+        ck_assert_msg(r == 0, "open: %d %s", r, strempty(msg));
+        return b;
+}
+
+/* policy_plan() of @d, which must succeed, less what is in sync: the plan an apply runs */
+static inline Plan *test_plan_in_sync(Backend *b, const DesiredCgroup *d, size_t n) {
+        PolicyErrors e = {};
+        Plan *p = NULL;
+        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
+
+        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
+        ck_assert_int_eq(plan_drop_in_sync(p, b), 0);
+        return p;
+}
+
+/* a fault hook that fails nothing: it counts the changes in the unsigned at @userdata */
+static inline int test_count_ops(const char *op, void *userdata) {
+        (*(unsigned *) userdata)++;
+        return 0;
+}
+
+/* plan_apply() with the fault hook @fn in place while it runs */
+static inline int test_apply_hooked(Plan *p, Backend *b, BackendFaultFn fn, void *userdata, ApplyFailure *f) {
+        int r;
+
+        backend_set_fault_hook(b, fn, userdata);
+        r = plan_apply(p, b, f);
+        backend_set_fault_hook(b, NULL, NULL);
+        return r;
+}
+
+/* the model's effective tree of cpu after the seeds' documentation example */
+static inline void test_assert_doc_example_tree(Backend *b) {
+        _cleanup_free_ char *tree = NULL;
+
+        ck_assert_int_eq(hierarchy_effective_tree(backend_get_model(b), CONTROLLER_CPU, &tree), 0);
+        ck_assert_str_eq(tree,
+                         "/\n"
+                         "  /A|/A/B|/A/B/C|/A/B/C/D\n"
+                         "    /A/B/C/D/E|/A/B/C/D/E/F\n"
+                         "    /A/B/G\n");
 }

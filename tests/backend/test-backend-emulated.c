@@ -102,11 +102,7 @@ static void teardown(void) {
 }
 
 static Backend *open_emu(void) {
-        _cleanup_free_ char *msg = NULL;
-        Backend *b = NULL;
-        int r = backend_open(BACKEND_EMULATED, scratch, state, &b, &msg);
-        ck_assert_msg(r == 0, "open: %d %s", r, strempty(msg));
-        return b;
+        return test_backend_open(BACKEND_EMULATED, scratch, state);
 }
 
 static void ok(int r) {
@@ -507,23 +503,8 @@ static const struct {
         { "cpu", "cpu.max", "50000", "50000 100000\n", "max", "max 100000\n" },
 };
 
-static int count_ops(const char *op, void *userdata) {
-        (*(unsigned *) userdata)++;
-        return 0;
-}
-
 static int refuse_value(const char *op, void *userdata) {
         return strstr(op, userdata) ? -EINVAL : 0;
-}
-
-static Plan *plan_values_on(Backend *b, const DesiredCgroup *d, size_t n) {
-        PolicyErrors e = {};
-        Plan *p = NULL;
-        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
-
-        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
-        ok(plan_drop_in_sync(p, b));
-        return p;
 }
 
 START_TEST(test_policy_values) {
@@ -546,27 +527,23 @@ START_TEST(test_policy_values) {
         ApplyFailure f = {};
         Plan *p;
 
-        p = plan_values_on(b, d, ELEMENTSOF(d));
+        p = test_plan_in_sync(b, d, ELEMENTSOF(d));
         ok(plan_apply(p, b, &f));
         plan_free(p);
         kassert("A", file, value_cases[i].shown1);
 
         /* re-apply: the kernel's normalized text is in sync with the configured one, no write at all */
-        p = plan_values_on(b, d, ELEMENTSOF(d));
+        p = test_plan_in_sync(b, d, ELEMENTSOF(d));
         ck_assert_uint_eq(p->n_ops, 0);
-        backend_set_fault_hook(b, count_ops, &writes);
-        ok(plan_apply(p, b, &f));
-        backend_set_fault_hook(b, NULL, NULL);
+        ok(test_apply_hooked(p, b, test_count_ops, &writes, &f));
         ck_assert_uint_eq(writes, 0);
         plan_free(p);
 
         /* a changed value: one write */
         v.value = value_cases[i].v2;
-        p = plan_values_on(b, d, ELEMENTSOF(d));
+        p = test_plan_in_sync(b, d, ELEMENTSOF(d));
         ck_assert_uint_eq(p->n_ops, 1);
-        backend_set_fault_hook(b, count_ops, &writes);
-        ok(plan_apply(p, b, &f));
-        backend_set_fault_hook(b, NULL, NULL);
+        ok(test_apply_hooked(p, b, test_count_ops, &writes, &f));
         ck_assert_uint_eq(writes, 1);
         plan_free(p);
         kassert("A", file, value_cases[i].shown2);
@@ -579,11 +556,9 @@ START_TEST(test_policy_values) {
                 { .path = "/A2", .create = true },
         };
         v.value = value_cases[i].v1;
-        p = plan_values_on(b, d2, ELEMENTSOF(d2));
+        p = test_plan_in_sync(b, d2, ELEMENTSOF(d2));
         ck_assert_uint_eq(p->n_ops, 2);
-        backend_set_fault_hook(b, refuse_value, needle);
-        ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
-        backend_set_fault_hook(b, NULL, NULL);
+        ck_assert_int_eq(test_apply_hooked(p, b, refuse_value, needle, &f), -EINVAL);
         ck_assert_uint_eq(f.undone, 1);
         plan_free(p);
         ck_assert(!kexists("A2", NULL));

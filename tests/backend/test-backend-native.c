@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "../../src/lib/backend/backend-internal.h"
+#include "../check-run.h"
 #include "backend-test.h"
 #include "cgbypass/policy.h"
 
@@ -53,10 +54,8 @@ static void teardown(void) {
 }
 
 static Backend *open_native(void) {
-        _cleanup_free_ char *msg = NULL;
-        Backend *b = NULL;
-        int r = backend_open(BACKEND_AUTO, mnt, state, &b, &msg);
-        ck_assert_msg(r == 0, "open: %d %s", r, strempty(msg));
+        Backend *b = test_backend_open(BACKEND_AUTO, mnt, state);
+
         ck_assert_int_eq(backend_get_type(b), BACKEND_NATIVE);
         backend_set_disagreement_handler(b, on_disagreement, NULL);
         return b;
@@ -92,7 +91,6 @@ static void check_cpu_knobs(Backend *b) {
 START_TEST(test_documentation_example) {
         static const char *const dirs[] = { "A", "A/B", "A/B/C", "A/B/C/D", "A/B/C/D/E", "A/B/C/D/E/F", "A/B/G" };
         _cleanup_(backend_freep) Backend *b = open_native();
-        _cleanup_free_ char *tree = NULL;
         Reason reason = REASON_NONE;
 
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
@@ -115,12 +113,7 @@ START_TEST(test_documentation_example) {
                                     "subtree_bypass   : cpu\nenable_ss_mask   : \n");
         check_cpu_knobs(b);
 
-        ck_assert_int_eq(hierarchy_effective_tree(backend_get_model(b), CONTROLLER_CPU, &tree), 0);
-        ck_assert_str_eq(tree,
-                         "/\n"
-                         "  /A|/A/B|/A/B/C|/A/B/C/D\n"
-                         "    /A/B/C/D/E|/A/B/C/D/E/F\n"
-                         "    /A/B/G\n");
+        test_assert_doc_example_tree(b);
         check_reload(b);
 
         /* the kernel's subtree as the backend left it; a cgroup made behind its back shows */
@@ -238,21 +231,6 @@ START_TEST(test_fault_hook) {
 }
 END_TEST
 
-static int count_ops(const char *op, void *userdata) {
-        (*(unsigned *) userdata)++;
-        return 0;
-}
-
-static Plan *plan_values_on(Backend *b, const DesiredCgroup *d, size_t n) {
-        PolicyErrors e = {};
-        Plan *p = NULL;
-        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
-
-        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
-        ok(plan_drop_in_sync(p, b));
-        return p;
-}
-
 /*
  * Values through the policy on the kernel with the series: written after the
  * writes that make the files appear, in sync on re-apply (zero writes), and
@@ -272,17 +250,15 @@ START_TEST(test_policy_values) {
         Plan *p;
 
         ck_assert_ptr_nonnull(before);
-        p = plan_values_on(b, d, ELEMENTSOF(d));
+        p = test_plan_in_sync(b, d, ELEMENTSOF(d));
         ok(plan_apply(p, b, &f));
         plan_free(p);
         kassert("V", "memory.max", "4294967296\n");
         kassert("V", "cpu.max", "max 100000\n");
 
-        p = plan_values_on(b, d, ELEMENTSOF(d));
+        p = test_plan_in_sync(b, d, ELEMENTSOF(d));
         ck_assert_uint_eq(p->n_ops, 0);
-        backend_set_fault_hook(b, count_ops, &writes);
-        ok(plan_apply(p, b, &f));
-        backend_set_fault_hook(b, NULL, NULL);
+        ok(test_apply_hooked(p, b, test_count_ops, &writes, &f));
         ck_assert_uint_eq(writes, 0);
         plan_free(p);
 
@@ -294,7 +270,7 @@ START_TEST(test_policy_values) {
                 { .path = "/V2", .create = true },
         };
         _cleanup_free_ char *sc_before = test_read_file(sc);
-        p = plan_values_on(b, d2, ELEMENTSOF(d2));
+        p = test_plan_in_sync(b, d2, ELEMENTSOF(d2));
         ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
         ck_assert_uint_eq(f.index, p->n_ops - 1);
         ck_assert_uint_eq(f.undone, p->n_ops - 1);
@@ -313,25 +289,7 @@ START_TEST(test_policy_values) {
 }
 END_TEST
 
-static Suite *suite(void) {
-        Suite *s = suite_create("backend-native");
-        TCase *tc = tcase_create("native");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_documentation_example);
-        tcase_add_test(tc, test_processes);
-        tcase_add_test(tc, test_threaded);
-        tcase_add_test(tc, test_fault_hook);
-        tcase_add_test(tc, test_policy_values);
-        tcase_set_timeout(tc, 120);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        SRunner *sr;
-        int failed;
-
         mnt = getenv("CGB_TEST_CGROUP2") ?: "/sys/fs/cgroup";
         if (!kernel_has_bypass_feature()) {
                 printf("1..0 # SKIP the kernel has no cgroup bypass mode (run it in the VM: tests/backend/vm-backend.sh)\n");
@@ -341,11 +299,12 @@ int main(void) {
                 printf("1..0 # SKIP needs root\n");
                 return 0;
         }
-        sr = srunner_create(suite());
+
+        Suite *s = suite_create("backend-native");
+        TCase *tc = CHECK_TCASE(s, "native", setup, teardown, { test_documentation_example }, { test_processes },
+                                { test_threaded }, { test_fault_hook }, { test_policy_values });
+
+        tcase_set_timeout(tc, 120);
         /* the tests share the mount's root: one after the other, no forks to leave state behind */
-        srunner_set_fork_status(sr, CK_NOFORK);
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run_forking(s, CK_NOFORK);
 }

@@ -37,10 +37,8 @@ static void teardown(void) {
 }
 
 static Backend *open_sim(void) {
-        _cleanup_free_ char *msg = NULL;
-        Backend *b = NULL;
-        int r = backend_open(BACKEND_SIM, root, state, &b, &msg);
-        ck_assert_msg(r == 0, "open: %d %s", r, strempty(msg));
+        Backend *b = test_backend_open(BACKEND_SIM, root, state);
+
         ck_assert_int_eq(backend_get_type(b), BACKEND_SIM);
         return b;
 }
@@ -111,15 +109,10 @@ END_TEST
 
 START_TEST(test_doc_example) {
         _cleanup_(backend_freep) Backend *b = open_sim();
-        _cleanup_free_ char *tree = NULL, *a = NULL, *bc = NULL, *e = NULL, *g = NULL;
+        _cleanup_free_ char *a = NULL, *bc = NULL, *e = NULL, *g = NULL;
 
         doc_example(b);
-        ck_assert_int_eq(hierarchy_effective_tree(backend_get_model(b), CONTROLLER_CPU, &tree), 0);
-        ck_assert_str_eq(tree,
-                         "/\n"
-                         "  /A|/A/B|/A/B/C|/A/B/C/D\n"
-                         "    /A/B/C/D/E|/A/B/C/D/E/F\n"
-                         "    /A/B/G\n");
+        test_assert_doc_example_tree(b);
         a = read_sim("A", "cgroup.subtree_control");
         ck_assert_str_eq(a, "#cpu\n");
         bc = read_sim("A/B", "cgroup.controllers");
@@ -359,11 +352,16 @@ START_TEST(test_atomic_save) {
 }
 END_TEST
 
-static void append_file(const char *path, const char *text) {
-        FILE *f = fopen(path, "ae");
+/* @text into @path, opened with fopen()'s @mode: "we" replaces, "ae" appends */
+static void write_text(const char *path, const char *mode, const char *text) {
+        FILE *f = fopen(path, mode);
         ck_assert_ptr_nonnull(f);
         fputs(text, f);
         ck_assert_int_eq(fclose(f), 0);
+}
+
+static void append_file(const char *path, const char *text) {
+        write_text(path, "ae", text);
 }
 
 START_TEST(test_journal) {
@@ -654,10 +652,7 @@ START_TEST(test_tmp_name_owner_directory) {
 END_TEST
 
 static void put(const char *path, const char *text) {
-        FILE *f = fopen(path, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(text, f);
-        ck_assert_int_eq(fclose(f), 0);
+        write_text(path, "we", text);
 }
 
 static void make_socket(const char *path) {
@@ -896,41 +891,18 @@ START_TEST(test_random_sequences) {
 }
 END_TEST
 
-static Suite *suite(void) {
-        Suite *s = suite_create("backend-sim");
-        TCase *tc = tcase_create("sim");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_fresh_open);
-        tcase_add_test(tc, test_controllers_option);
-        tcase_add_test(tc, test_doc_example);
-        tcase_add_test(tc, test_reopen_round_trip);
-        tcase_add_test(tc, test_unsaved_changes_are_dropped);
-        tcase_add_test(tc, test_strays);
-        tcase_add_test(tc, test_foreign_directory_refused);
-        tcase_add_test(tc, test_state_of_another_root);
-        tcase_add_test(tc, test_lock);
-        tcase_add_test(tc, test_read_only);
-        tcase_add_test(tc, test_atomic_save);
-        tcase_add_test(tc, test_unsafe_paths);
-        tcase_add_test(tc, test_chown);
-        tcase_add_test(tc, test_fault_hook);
-        tcase_add_test(tc, test_read);
-        tcase_add_test(tc, test_expected_user);
-        tcase_add_test(tc, test_fifo_never_blocks);
-        tcase_add_test(tc, test_fifo_swap_during_refresh);
-        tcase_add_test(tc, test_tmp_name_owner_directory);
-        tcase_add_test(tc, test_foreign_entries_left_alone);
-        tcase_add_test(tc, test_owner_kept);
-        tcase_add_test(tc, test_owner_directory_left_alone);
-        tcase_add_test(tc, test_refresh_root_deleted);
-        tcase_add_test(tc, test_journal);
-        tcase_add_loop_test(tc, test_random_sequences, 0, 4);
-        tcase_set_timeout(tc, 120);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(suite());
+        Suite *s = suite_create("backend-sim");
+        TCase *tc = CHECK_TCASE(
+                s, "sim", setup, teardown, { test_fresh_open }, { test_controllers_option }, { test_doc_example },
+                { test_reopen_round_trip }, { test_unsaved_changes_are_dropped }, { test_strays },
+                { test_foreign_directory_refused }, { test_state_of_another_root }, { test_lock }, { test_read_only },
+                { test_atomic_save }, { test_unsafe_paths }, { test_chown }, { test_fault_hook }, { test_read },
+                { test_expected_user }, { test_fifo_never_blocks }, { test_fifo_swap_during_refresh },
+                { test_tmp_name_owner_directory }, { test_foreign_entries_left_alone }, { test_owner_kept },
+                { test_owner_directory_left_alone }, { test_refresh_root_deleted }, { test_journal },
+                { test_random_sequences, 4 });
+
+        tcase_set_timeout(tc, 120);
+        return check_run(s);
 }

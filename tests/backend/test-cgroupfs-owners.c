@@ -18,6 +18,7 @@
 
 #include "cgbypass/macro.h"
 #include "../../src/lib/backend/cgroupfs.h"
+#include "../check-run.h"
 
 #define OWNER 4000321u
 
@@ -47,6 +48,16 @@ static uid_t uid_of(const char *rel) {
         at(rel, p, sizeof(p));
         ck_assert_int_eq(lstat(p, &st), 0);
         return st.st_uid;
+}
+
+/* @rel replaced by a link to root's "victim": @make_link is link(2) or symlink(2) */
+static void link_victim(const char *rel, int (*make_link)(const char *, const char *)) {
+        char v[256], p[256];
+
+        at("victim", v, sizeof(v));
+        at(rel, p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(make_link(v, p), 0);
 }
 
 static void setup(void) {
@@ -91,30 +102,23 @@ START_TEST(test_hands_over_by_fd) {
 }
 END_TEST
 
-START_TEST(test_hard_link_over_procs) {
-        char v[256], p[256];
+/* a hard link or a symlink to root's file where the owner's file was: refused, nothing changed */
+static const struct {
+        const char *file;
+        int (*make_link)(const char *, const char *);
+        int error;
+        const char *unchanged[2];
+} links[] = {
+        { "cg/cgroup.procs",   link,    -EMLINK, { "cg", "cg/cgroup.threads" } },
+        { "cg/cgroup.threads", symlink, -ELOOP,  { "cg/cgroup.procs" } },
+};
 
-        at("victim", v, sizeof(v));
-        at("cg/cgroup.procs", p, sizeof(p));
-        ck_assert_int_eq(unlink(p), 0);
-        ck_assert_int_eq(link(v, p), 0);
-        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -EMLINK);
+START_TEST(test_link_over_file) {
+        link_victim(links[_i].file, links[_i].make_link);
+        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), links[_i].error);
         ck_assert_uint_eq(uid_of("victim"), 0);
-        ck_assert_uint_eq(uid_of("cg"), 0);        /* nothing in the directory changed */
-        ck_assert_uint_eq(uid_of("cg/cgroup.threads"), 0);
-}
-END_TEST
-
-START_TEST(test_symlink) {
-        char v[256], p[256];
-
-        at("victim", v, sizeof(v));
-        at("cg/cgroup.threads", p, sizeof(p));
-        ck_assert_int_eq(unlink(p), 0);
-        ck_assert_int_eq(symlink(v, p), 0);
-        ck_assert_int_eq(cgfs_chown(root_fd, "cg", files, OWNER, OWNER), -ELOOP);
-        ck_assert_uint_eq(uid_of("victim"), 0);
-        ck_assert_uint_eq(uid_of("cg/cgroup.procs"), 0);
+        for (size_t k = 0; k < ELEMENTSOF(links[_i].unchanged) && links[_i].unchanged[k]; k++)
+                ck_assert_uint_eq(uid_of(links[_i].unchanged[k]), 0);
 }
 END_TEST
 
@@ -174,7 +178,7 @@ START_TEST(test_someone_elses_file) {
 END_TEST
 
 START_TEST(test_to_dir_owner) {
-        char p[256], v[256];
+        char p[256];
         size_t n = 0;
 
         at("cg", p, sizeof(p));
@@ -189,10 +193,7 @@ START_TEST(test_to_dir_owner) {
 
         /* the owner renames a hard link of a root file over one of its files */
         put("cg/memory.max", 0);
-        at("victim", v, sizeof(v));
-        at("cg/cpu.weight", p, sizeof(p));
-        ck_assert_int_eq(unlink(p), 0);
-        ck_assert_int_eq(link(v, p), 0);
+        link_victim("cg/cpu.weight", link);
         ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", &n), -EMLINK);
         ck_assert_uint_eq(uid_of("victim"), 0);
         ck_assert_uint_eq(uid_of("cg/memory.max"), 0);     /* all or nothing */
@@ -217,30 +218,15 @@ END_TEST
 
 int main(void) {
         Suite *s = suite_create("cgroupfs-owners");
-        TCase *tc;
-        SRunner *sr;
-        int failed;
 
         if (geteuid() != 0) {
                 printf("1..0 # SKIP changing owners needs root\n");
                 return 0;
         }
-        for (int walk = 0; walk < 2; walk++) {
-                tc = tcase_create(walk ? "owners-walk" : "owners");
-                tcase_add_checked_fixture(tc, walk ? setup_walk : setup, teardown);
-                tcase_add_test(tc, test_hands_over_by_fd);
-                tcase_add_test(tc, test_hard_link_over_procs);
-                tcase_add_test(tc, test_symlink);
-                tcase_add_test(tc, test_fifo_never_blocks);
-                tcase_add_test(tc, test_socket_and_directory);
-                tcase_add_test(tc, test_someone_elses_file);
-                tcase_add_test(tc, test_to_dir_owner);
-                tcase_add_test(tc, test_directory_symlink);
-                suite_add_tcase(s, tc);
-        }
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        for (int walk = 0; walk < 2; walk++)
+                CHECK_TCASE(s, walk ? "owners-walk" : "owners", walk ? setup_walk : setup, teardown,
+                            { test_hands_over_by_fd }, { test_link_over_file, ELEMENTSOF(links) },
+                            { test_fifo_never_blocks }, { test_socket_and_directory }, { test_someone_elses_file },
+                            { test_to_dir_owner }, { test_directory_symlink });
+        return check_run(s);
 }

@@ -86,17 +86,8 @@ START_TEST(test_advice) {
 }
 END_TEST
 
-static Suite *mountinfo_suite(void) {
-        Suite *s = suite_create("mountinfo");
-        TCase *tc = tcase_create("cgroup2 mount");
-
-        tcase_add_loop_test(tc, test_find, 0, ELEMENTSOF(cases));
-        tcase_add_test(tc, test_missing_table);
-        tcase_add_test(tc, test_advice);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(mountinfo_suite());
+        return check_run(CHECK_SUITE_TABLE("mountinfo", "cgroup2 mount", NULL, NULL,
+                                           { test_find, ELEMENTSOF(cases) }, { test_missing_table },
+                                           { test_advice }));
 }

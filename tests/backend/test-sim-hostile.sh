@@ -25,20 +25,7 @@ bus_env_polkit_setup alice
 D=$BUS_ENV_DIR
 root=$D/root
 own=$root/srv/alice
-cat >"$D/c.conf" <<CONF
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
-
-[delegate]
-path = /srv/alice
-user = $alice
-controllers = cpu io
-CONF
+bus_env_config srv-owner.conf name=alice user="$alice" || { echo "Bail out! the configuration"; exit 1; }
 start() {
 	bus_env_start_daemon --backend sim --config "$D/c.conf" --config-dir "$D/none" \
 		--cgroup-root "$root" --state-directory "$D/state"

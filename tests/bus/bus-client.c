@@ -74,46 +74,39 @@ static const char *signature_of(const char *method) {
         return NULL;
 }
 
-/* 'A': "cpu,io" as an array of strings ("" is empty) */
-static int append_list(sd_bus_message *m, const char *arg) {
-        char *copy = strdup(arg), *save = NULL;
-        int r;
-
-        if (!copy)
-                return -ENOMEM;
-        r = sd_bus_message_open_container(m, 'a', "s");
-        for (char *t = strtok_r(copy, ",", &save); r >= 0 && t; t = strtok_r(NULL, ",", &save))
-                r = sd_bus_message_append_basic(m, 's', t);
-        free(copy);
-        return r < 0 ? r : sd_bus_message_close_container(m);
+/* 'A': "cpu,io" as an array of strings */
+static int append_string(sd_bus_message *m, char *item) {
+        return sd_bus_message_append_basic(m, 's', item);
 }
 
-/* 'O': "create=b:false,lifetime=s:persistent" as a{sv} (types b, s, u; "" is empty) */
-static int append_options(sd_bus_message *m, const char *arg) {
+/* 'O': "create=b:false,lifetime=s:persistent" as a{sv} (types b, s, u) */
+static int append_option(sd_bus_message *m, char *item) {
+        char *eq = strchr(item, '='), *v;
+
+        if (!eq || !eq[1] || eq[2] != ':')
+                return -EINVAL;
+        *eq = '\0';
+        v = eq + 3;
+        if (eq[1] == 'b')
+                return sd_bus_message_append(m, "{sv}", item, "b", !strcmp(v, "true"));
+        if (eq[1] == 's')
+                return sd_bus_message_append(m, "{sv}", item, "s", v);
+        if (eq[1] == 'u')
+                return sd_bus_message_append(m, "{sv}", item, "u", (uint32_t) strtoul(v, NULL, 0));
+        return -EINVAL;
+}
+
+/* @arg's comma-separated items as an array of @contents, each appended by @append_item ("" is empty) */
+static int append_array(sd_bus_message *m, const char *arg, const char *contents,
+                        int (*append_item)(sd_bus_message *m, char *item)) {
         char *copy = strdup(arg), *save = NULL;
         int r;
 
         if (!copy)
                 return -ENOMEM;
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        for (char *t = strtok_r(copy, ",", &save); r >= 0 && t; t = strtok_r(NULL, ",", &save)) {
-                char *eq = strchr(t, '='), *v;
-
-                if (!eq || !eq[1] || eq[2] != ':') {
-                        r = -EINVAL;
-                        break;
-                }
-                *eq = '\0';
-                v = eq + 3;
-                if (eq[1] == 'b')
-                        r = sd_bus_message_append(m, "{sv}", t, "b", !strcmp(v, "true"));
-                else if (eq[1] == 's')
-                        r = sd_bus_message_append(m, "{sv}", t, "s", v);
-                else if (eq[1] == 'u')
-                        r = sd_bus_message_append(m, "{sv}", t, "u", (uint32_t) strtoul(v, NULL, 0));
-                else
-                        r = -EINVAL;
-        }
+        r = sd_bus_message_open_container(m, 'a', contents);
+        for (char *t = strtok_r(copy, ",", &save); r >= 0 && t; t = strtok_r(NULL, ",", &save))
+                r = append_item(m, t);
         free(copy);
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
@@ -127,9 +120,9 @@ static int append_args(sd_bus_message *m, const char *sig, char **argv, int argc
                 if (sig[i] == 's')
                         r = sd_bus_message_append_basic(m, 's', argv[i]);
                 else if (sig[i] == 'A')
-                        r = append_list(m, argv[i]);
+                        r = append_array(m, argv[i], "s", append_string);
                 else if (sig[i] == 'O')
-                        r = append_options(m, argv[i]);
+                        r = append_array(m, argv[i], "{sv}", append_option);
                 else if (sig[i] == 'u') {
                         uint32_t u = (uint32_t) strtoul(argv[i], NULL, 0);
                         r = sd_bus_message_append_basic(m, 'u', &u);

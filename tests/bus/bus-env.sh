@@ -17,12 +17,19 @@
 #   bus_env_start_polkit             # the real polkitd on that bus
 #   bus_env_stop_polkit
 #   bus_env_add_user VAR             # a new unprivileged user; VAR=name, VAR_uid=uid
-#   bus_env_as USER CMD...           # run CMD as USER (setpriv), on the private bus
-#   bus_env_config FIXTURE K=V...    # SRCDIR/tests/bus/FIXTURE, @K@ replaced by V, as BUS_ENV_DIR/c.conf
+#   bus_env_as USER CMD...           # run CMD as USER (setpriv; root: itself), on the private bus
+#   bus_env_config FIXTURE... K=V... # SRCDIR/tests/bus/FIXTUREs (SRCDIR/FIXTURE where it names a directory),
+#                                    #   @K@ replaced by V, as BUS_ENV_DIR/c.conf
 #   bus_env_start_daemon ARGS...     # cgbypassd --bus system ARGS, waits for org.cgbypass1
 #   bus_env_start_cgbypassd ROOT ARGS... # ... with BUS_ENV_DIR/c.conf, no conf.d, cgroup root ROOT,
 #                                    #   state directory BUS_ENV_DIR/state
 #   bus_env_client_as USER ARGS...   # the bus client (client=) as USER: output in out, status in st
+#   bus_env_expect_error NAME DESC   # ok if that call ($out, $st) failed with org.cgbypass1.Error.NAME
+#   bus_env_key CGROUP KEY           # one entry of GetCgroup, asked as root
+#   bus_env_snap DIR                 # DIR's files with mode, owner and checksum: to show that nothing changed
+#   bus_env_start_owners             # bus_env_config sim-srv.conf owners.conf ($alice, $bob), then
+#                                    #   bus_env_start_cgbypassd on root=BUS_ENV_DIR/root; "Bail out!" on failure
+#   bus_env_owners_main ARGS...      # bus_env_main, polkitd, the users alice bob mallory, bus_env_start_owners
 #   bus_env_stop_daemon [SIGNAL]     # SIGTERM by default; sets BUS_ENV_DAEMON_STATUS
 #
 # Everything made here is removed again at exit: processes (by pid), users,
@@ -142,15 +149,9 @@ bus_env_cgroup2_cleanup() {
 	BUS_ENV_CGROUP2_ADDED=
 }
 
-# wait_for SECONDS CMD...: poll every 50 ms until CMD succeeds
+# bus_env_wait_for SECONDS CMD...: tap.sh's wait_for
 bus_env_wait_for() {
-	local limit=$(($1 * 20)) i
-	shift
-	for ((i = 0; i < limit; i++)); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_for "$@"
 }
 
 bus_env_has_name() {
@@ -243,23 +244,28 @@ bus_env_add_user() {
 	printf -v "${var}_gid" '%s' "$(id -g "$name")"
 }
 
-# bus_env_as USER CMD...
+# bus_env_as USER CMD...: root runs CMD itself
 bus_env_as() {
 	local u=$1
 	shift
+	[ "$u" = root ] && { env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"; return; }
 	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups \
 		env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"
 }
 
-# bus_env_config FIXTURE KEY=VALUE...: a configuration for the daemon; fails if a @KEY@ is left
+# bus_env_config FIXTURE... KEY=VALUE...: a configuration for the daemon, the fixtures one after the
+# other; fails if a @KEY@ is left
 bus_env_config() {
-	local fixture=$BUS_ENV_SRC/tests/bus/$1 kv
-	local -a edits=(-e '/^# SPDX-License-Identifier:/d')
-	shift
-	for kv in "$@"; do
-		edits+=(-e "s|@${kv%%=*}@|${kv#*=}|g")
+	local -a fixtures=() edits=(-e '/^# SPDX-License-Identifier:/d')
+	local a
+	for a in "$@"; do
+		case $a in
+		*=*) edits+=(-e "s|@${a%%=*}@|${a#*=}|g") ;;
+		*/*) fixtures+=("$BUS_ENV_SRC/$a") ;;
+		*) fixtures+=("$BUS_ENV_SRC/tests/bus/$a") ;;
+		esac
 	done
-	sed "${edits[@]}" "$fixture" >"$BUS_ENV_DIR/c.conf" || return 1
+	sed "${edits[@]}" "${fixtures[@]}" >"$BUS_ENV_DIR/c.conf" || return 1
 	! grep -n '@[A-Za-z_]*@' "$BUS_ENV_DIR/c.conf" >&2
 }
 
@@ -290,6 +296,35 @@ bus_env_client_as() {
 	shift
 	out=$(bus_env_as "$u" "$client" "$@" 2>&1)
 	st=$?
+}
+
+bus_env_expect_error() {
+	if [ "$st" -eq 1 ] && [[ $out == "org.cgbypass1.Error.$1: "* ]]; then
+		ok "$2: $1"
+	else
+		not_ok "$2" "$out"
+	fi
+}
+
+bus_env_key() {
+	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
+}
+
+bus_env_snap() {
+	(cd "$1" && find . -type f -printf '%p %m %U\n' -exec md5sum {} + | sort)
+}
+
+bus_env_start_owners() {
+	root=$BUS_ENV_DIR/root
+	bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
+	bus_env_start_cgbypassd "$root" || { echo "Bail out! cgbypassd did not start"; exit 1; }
+}
+
+bus_env_owners_main() {
+	bus_env_main "$@"
+	bus_env_require_polkitd
+	bus_env_polkit_setup alice bob mallory
+	bus_env_start_owners
 }
 
 bus_env_daemon_alive() {

@@ -109,12 +109,9 @@ END_TEST
 
 static Suite *bus_errors_suite(void) {
         Suite *s = suite_create("bus-errors");
-        TCase *tc = tcase_create("map");
 
-        tcase_add_loop_test(tc, test_map_names_to_errnos, 0, ELEMENTSOF(names));
-        tcase_add_loop_test(tc, test_reason_to_name, 0, ELEMENTSOF(reasons));
-        tcase_add_test(tc, test_messages_say_what_to_do);
-        suite_add_tcase(s, tc);
+        CHECK_TCASE(s, "map", NULL, NULL, { test_map_names_to_errnos, ELEMENTSOF(names) },
+                    { test_reason_to_name, ELEMENTSOF(reasons) }, { test_messages_say_what_to_do });
         return s;
 }
 

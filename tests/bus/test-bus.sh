@@ -20,50 +20,7 @@ root=$D/root
 state=$D/state
 nobody_uid=$(id -u nobody)
 
-write_conf() {
-	cat >"$D/c.conf" <<CONF
-# the seeds' documentation example, a managed /srv and one delegation
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory
-
-[cgroup]
-path = /A
-subtree-control = #cpu
-
-[cgroup]
-path = /A/B
-subtree-control = #cpu
-
-[cgroup]
-path = /A/B/C
-subtree-control = #cpu
-
-[cgroup]
-path = /A/B/C/D
-subtree-control = +cpu
-
-[cgroup]
-path = /A/B/C/D/E/F
-
-[cgroup]
-path = /A/B/G
-controllers = +cpu
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
-
-[delegate]
-path = /srv/owner
-user = nobody
-controllers = cpu io
-CONF
-}
-write_conf
+bus_env_config doc-srv.conf || { echo "Bail out! the configuration"; exit 1; }
 start() { bus_env_start_cgbypassd "$root" "$@"; }
 
 # c ARGS...: bus-client call, output in $out, status in $st
@@ -73,19 +30,13 @@ c() {
 }
 # expect_error NAME DESCRIPTION ARGS...
 expect_error() {
-	local name=$1 d=$2
-	shift 2
-	c "$@"
-	[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.$name: "* ]] && ok "$d: $name" || not_ok "$d" "$out"
+	c "${@:3}"
+	bus_env_expect_error "$1" "$2"
 }
 # key CGROUP KEY: one entry of GetCgroup
-key() {
-	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
-}
+key() { bus_env_key "$@"; }
 # the sim's files, contents and modes: to show that nothing changed
-snap() {
-	(cd "$root" && find . -type f -printf '%p %m %U\n' -exec md5sum {} + | sort)
-}
+snap() { bus_env_snap "$root"; }
 watch_start() {
 	: >"$D/signals"
 	"$client" watch 600 >"$D/signals" 2>&1 &

@@ -31,24 +31,10 @@ bus_env_use_cgroup2 cgb-bus
 bus_env_polkit_setup alice
 
 D=$BUS_ENV_DIR
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = emulated
-
-[cgroup]
-path = /
-subtree-control = #$X
-
-[delegate]
-path = /alice
-user = $alice
-controllers = $X
-CONF
+bus_env_config alice.conf backend=emulated x="$X" alice="$alice" || { echo "Bail out! the configuration"; exit 1; }
 start() { bus_env_start_cgbypassd "$scratch"; }
 as() { bus_env_client_as "$1" call "${@:2}"; }
-key() {
-	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
-}
+key() { bus_env_key "$@"; }
 has_css_files() { # a cgroup with X's interface files has its own css of X
 	compgen -G "$scratch/$1/$X.*" >/dev/null
 }

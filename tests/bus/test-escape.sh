@@ -14,16 +14,8 @@ set -uo pipefail
 
 # shellcheck source=tests/bus/bus-env.sh
 . "${1:?source dir}/tests/bus/bus-env.sh"
-bus_env_main "$@"
-bus_env_require_polkitd
-bus_env_polkit_setup alice bob mallory
-
-D=$BUS_ENV_DIR
-root=$D/root
-state=$D/state
-bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
-bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" --state-directory "$state" ||
-	{ echo "Bail out! cgbypassd did not start"; exit 1; }
+bus_env_owners_main "$@"
+state=$BUS_ENV_DIR/state
 
 snap() {
 	(cd "$root" && find . -printf '%p %y %m %U\n' | sort && find . -type f -exec md5sum {} + | sort)

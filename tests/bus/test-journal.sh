@@ -32,19 +32,7 @@ for d in /run/systemd /run/systemd/journal; do
 	[ -d "$d" ] || { mkdir "$d" && made_run="$d${made_run:+ $made_run}"; }
 done
 
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = #memory
-
-[delegate]
-path = /alice
-user = $alice
-controllers = memory
-CONF
+bus_env_config alice.conf backend=sim x=memory alice="$alice" || { echo "Bail out! the configuration"; exit 1; }
 mkdir -p "$D/none" "$D/sim" "$D/stage"
 : >"$D/stderr"
 stream=$(stat -c '%d:%i' "$D/stderr")

@@ -15,15 +15,8 @@ set -uo pipefail
 requests=${CGB_LOAD_REQUESTS:-200}
 # shellcheck source=tests/bus/bus-env.sh
 . "${1:?source dir}/tests/bus/bus-env.sh"
-bus_env_main "$@"
-bus_env_require_polkitd
-bus_env_polkit_setup alice bob mallory
-
+bus_env_owners_main "$@"
 D=$BUS_ENV_DIR
-root=$D/root
-bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
-bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" --state-directory "$D/state" ||
-	{ echo "Bail out! cgbypassd did not start"; exit 1; }
 out=$(bus_env_as "$alice" "$client" call SetSubtreeControl /srv/alice '#cpu #io' 2>&1) ||
 	{ echo "Bail out! the owner's setup failed: $out"; exit 1; }
 for i in $(seq 0 15); do

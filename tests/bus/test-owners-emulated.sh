@@ -33,23 +33,8 @@ value=$(case $knob in *.weight) echo 50 ;; *) echo 4194304 ;; esac)
 bus_env_polkit_setup alice bob
 
 D=$BUS_ENV_DIR
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = emulated
-
-[cgroup]
-path = /
-subtree-control = #$X
-
-[cgroup]
-path = /rt
-subtree-control = #$X
-
-[delegate]
-path = /alice
-user = $alice
-controllers = $X
-CONF
+bus_env_config alice.conf backend=emulated x="$X" alice="$alice" || { echo "Bail out! the configuration"; exit 1; }
+printf '\n[cgroup]\npath = /rt\nsubtree-control = #%s\n' "$X" >>"$D/c.conf"
 start() { bus_env_start_cgbypassd "$scratch"; }
 as() { bus_env_client_as "$1" --no-interactive call "${@:2}"; }
 owner_of() {
@@ -58,9 +43,7 @@ owner_of() {
 can_write() {
 	bus_env_as "$1" sh -c "echo '$3' > '$2'" 2>/dev/null
 }
-key() {
-	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
-}
+key() { bus_env_key "$@"; }
 A=$scratch/alice
 
 start || { echo "Bail out! cgbypassd did not start on $scratch"; exit 1; }

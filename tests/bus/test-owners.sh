@@ -51,17 +51,8 @@ D=$BUS_ENV_DIR
 root=$D/root
 state=$D/state
 write_conf() {
-	cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory +pids
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
+	bus_env_config sim-srv.conf || return 1
+	cat >>"$D/c.conf" <<CONF
 
 [cgroup]
 path = /rt
@@ -79,14 +70,10 @@ write_conf "$alice_section"
 start() { bus_env_start_cgbypassd "$root"; }
 as() { bus_env_client_as "$1" --no-interactive call "${@:2}"; }
 expect() { # USER NAME DESCRIPTION ARGS...
-	local u=$1 name=$2 d=$3
-	shift 3
-	as "$u" "$@"
-	[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.$name: "* ]] && ok "$d: $name" || not_ok "$d" "$out"
+	as "$1" "${@:4}"
+	bus_env_expect_error "$2" "$3"
 }
-key() {
-	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
-}
+key() { bus_env_key "$@"; }
 owner_of() {
 	stat -c %U "$1" 2>&1
 }

@@ -56,7 +56,7 @@ bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
 D=$BUS_ENV_DIR
 root=$D/root
 state=$D/state
-bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
+bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
 # a third owner, for the fairness of the polkit limits
 printf '\n[delegate]\npath = /srv/carol\nuser = %s\ncontrollers = cpu\n' "$carol" >>"$D/c.conf"
 start() { bus_env_start_cgbypassd "$root"; }
@@ -64,17 +64,11 @@ start() { bus_env_start_cgbypassd "$root"; }
 as() { bus_env_client_as "$1" call "${@:2}"; }
 # expect USER NAME DESCRIPTION ARGS...: the call fails with org.cgbypass1.Error.NAME
 expect() {
-	local u=$1 name=$2 d=$3
-	shift 3
-	as "$u" "$@"
-	[ $st -eq 1 ] && [[ $out == "org.cgbypass1.Error.$name: "* ]] && ok "$d: $name" || not_ok "$d" "$out"
+	as "$1" "${@:4}"
+	bus_env_expect_error "$2" "$3"
 }
-key() {
-	"$client" call GetCgroup "$1" | sed -n "s/^$2=//p"
-}
-snap() {
-	(cd "$root/$1" && find . -type f -printf '%p %m %U\n' -exec md5sum {} + | sort)
-}
+key() { bus_env_key "$@"; }
+snap() { bus_env_snap "$root/$1"; }
 owner_of() {
 	stat -c %U "$1"
 }

@@ -143,15 +143,11 @@ END_TEST
 
 static Suite *reason_table_suite(void) {
         Suite *s = suite_create("reason-table");
-        TCase *tc = tcase_create("table");
 
-        tcase_add_loop_test(tc, test_every_reason_has_words_and_a_name, 1, _REASON_MAX);
-        tcase_add_loop_test(tc, test_messages_use_known_placeholders, 0, _REASON_MAX);
-        tcase_add_test(tc, test_reason_none_is_decided_by_the_errno);
-        tcase_add_loop_test(tc, test_every_name_has_a_reason_with_its_errno, 0, (int) map_size());
-        tcase_add_loop_test(tc, test_man_page_lists_the_map, 0, (int) map_size());
-        tcase_add_test(tc, test_man_page_lists_nothing_else);
-        suite_add_tcase(s, tc);
+        CHECK_TCASE(s, "table", NULL, NULL, { test_every_reason_has_words_and_a_name, _REASON_MAX, 1 },
+                    { test_messages_use_known_placeholders, _REASON_MAX }, { test_reason_none_is_decided_by_the_errno },
+                    { test_every_name_has_a_reason_with_its_errno, (int) map_size() },
+                    { test_man_page_lists_the_map, (int) map_size() }, { test_man_page_lists_nothing_else });
         return s;
 }
 

@@ -31,21 +31,12 @@ trap 'unmount_state; bus_env_cleanup' EXIT
 bus_env_polkit_setup alice bob
 
 root=$D/root
-bus_env_config owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
+bus_env_config sim-srv.conf owners.conf alice="$alice" bob="$bob" || { echo "Bail out! the configuration"; exit 1; }
 bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/conf.d" --cgroup-root "$root" \
 	--state-directory "$state" || { echo "Bail out! cgbypassd did not start"; exit 1; }
 
 # as USER ARGS...: bus-client call as USER (root: directly); $out, $st
-as() {
-	local u=$1
-	shift
-	if [ "$u" = root ]; then
-		out=$("$client" call "$@" 2>&1)
-	else
-		out=$(bus_env_as "$u" "$client" call "$@" 2>&1)
-	fi
-	st=$?
-}
+as() { bus_env_client_as "$1" call "${@:2}"; }
 # dump DIR: every cgroup's files with type and mode, then their contents. Owners are
 # left out until the sim keeps an owner-made child's files its creator's after a
 # write (issue 13 item 8, another branch); then add %U:%G.

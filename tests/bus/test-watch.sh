@@ -51,19 +51,7 @@ await() {
 run() {
 	BACKEND=$1
 	local root=$2 x=$3 n=0
-	cat >"$D/c.conf" <<CONF
-[daemon]
-backend = $BACKEND
-
-[cgroup]
-path = /
-subtree-control = #$x
-
-[delegate]
-path = /alice
-user = $alice
-controllers = $x
-CONF
+	bus_env_config alice.conf backend="$BACKEND" x="$x" alice="$alice" || { not_ok "$BACKEND: the configuration"; return; }
 	rm -rf "$D/state"
 	: >"$BUS_ENV_DAEMON_LOG"
 	if ! bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" \

@@ -296,21 +296,9 @@ START_TEST(test_cross_file_rules) {
 }
 END_TEST
 
-static Suite *suite(void) {
-        Suite *s = suite_create("config-values");
-        TCase *tc = tcase_create("values");
-
-        tcase_add_test(tc, test_refusals);
-        tcase_add_test(tc, test_good_values);
-        tcase_add_loop_test(tc, test_kernel_syntax, 0, ELEMENTSOF(writes));
-        tcase_add_test(tc, test_check_leaves_devices_to_the_kernel);
-        tcase_add_test(tc, test_in_sync_and_undo);
-        tcase_add_test(tc, test_linked_share);
-        tcase_add_test(tc, test_cross_file_rules);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(suite());
+        return check_run(CHECK_SUITE_TABLE("config-values", "values", NULL, NULL, { test_refusals },
+                                           { test_good_values }, { test_kernel_syntax, ELEMENTSOF(writes) },
+                                           { test_check_leaves_devices_to_the_kernel }, { test_in_sync_and_undo },
+                                           { test_linked_share }, { test_cross_file_rules }));
 }

@@ -855,48 +855,18 @@ END_TEST
 
 static Suite *config_suite(void) {
         Suite *s = suite_create("config");
-        TCase *tc;
 
-        tc = tcase_create("load");
-        tcase_add_test(tc, test_good_with_drop_ins);
-        tcase_add_test(tc, test_defaults_without_main_file);
-        tcase_add_test(tc, test_empty_values);
-        tcase_add_test(tc, test_comments);
-        tcase_add_test(tc, test_sections);
-        tcase_add_test(tc, test_keys);
-        tcase_add_test(tc, test_duplicate_keys);
-        tcase_add_test(tc, test_second_daemon_section);
-        tcase_add_test(tc, test_missing_keys);
-        tcase_add_test(tc, test_values);
-        tcase_add_test(tc, test_paths);
-        tcase_add_test(tc, test_root_cgroup);
-        tcase_add_test(tc, test_controllers);
-        tcase_add_test(tc, test_users);
-        tcase_add_test(tc, test_same_path_twice);
-        tcase_add_test(tc, test_nested_delegations);
-        tcase_add_test(tc, test_errors_across_files);
-        tcase_add_test(tc, test_errors_accumulate);
-        tcase_add_test(tc, test_long_lines_and_section_names);
-        tcase_add_test(tc, test_syntax_errors);
-        tcase_add_test(tc, test_override_daemon);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("bytes");
-        tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
-        tcase_add_test(tc, test_inline_comment_keeps_semicolon_in_value);
-        tcase_add_test(tc, test_long_line_value_is_not_cut);
-        tcase_add_test(tc, test_crlf);
-        tcase_add_test(tc, test_bom_nul_and_last_line);
-        tcase_add_test(tc, test_unreadable_files);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("values");
-        tcase_add_loop_test(tc, test_path_verify, 0, ELEMENTSOF(path_cases));
-        tcase_add_test(tc, test_path_limits);
-        tcase_add_test(tc, test_booleans);
-        tcase_add_test(tc, test_change_to_string);
-        suite_add_tcase(s, tc);
-
+        CHECK_TCASE(s, "load", NULL, NULL, { test_good_with_drop_ins }, { test_defaults_without_main_file },
+                    { test_empty_values }, { test_comments }, { test_sections }, { test_keys }, { test_duplicate_keys },
+                    { test_second_daemon_section }, { test_missing_keys }, { test_values }, { test_paths },
+                    { test_root_cgroup }, { test_controllers }, { test_users }, { test_same_path_twice },
+                    { test_nested_delegations }, { test_errors_across_files }, { test_errors_accumulate },
+                    { test_long_lines_and_section_names }, { test_syntax_errors }, { test_override_daemon });
+        CHECK_TCASE(s, "bytes", scratch_setup, scratch_teardown, { test_inline_comment_keeps_semicolon_in_value },
+                    { test_long_line_value_is_not_cut }, { test_crlf }, { test_bom_nul_and_last_line },
+                    { test_unreadable_files });
+        CHECK_TCASE(s, "values", NULL, NULL, { test_path_verify, ELEMENTSOF(path_cases) }, { test_path_limits },
+                    { test_booleans }, { test_change_to_string });
         return s;
 }
 

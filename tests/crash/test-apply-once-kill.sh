@@ -29,19 +29,10 @@ work=$(mktemp -d "$tmp/cgb-crash-XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 strace -f -qq -o /dev/null true 2>/dev/null || { echo "1..0 # SKIP ptrace is not allowed here"; exit 0; }
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | head -n 30 | sed 's/^/# /'
-	return 0
-}
+# a failed recovery's log can be long: its first 30 lines
+TAP_DETAIL_LINES=30
+# shellcheck source=tests/tap.sh
+. "$here/../tap.sh"
 
 python3 "$here/gen-config.py" a >"$work/a.conf" && python3 "$here/gen-config.py" b >"$work/b.conf" ||
 	{ echo "Bail out! cannot write the configurations"; exit 1; }
@@ -171,6 +162,5 @@ run_scenario "fresh -> a" fresh "$work/a.conf" "$work/want-a"
 run_scenario "a -> b" "$work/after-a" "$work/b.conf" "$work/want-b"
 [ "$kills" -ge 100 ] && ok "$kills kill points in all, and $double kills during a recovery" ||
 	not_ok "only $kills kill points; the test wants at least 100"
-echo "1..$n"
 echo "# kill points: $kills, and $double kills during a recovery"
-[ $failed -eq 0 ]
+tap_done

@@ -19,6 +19,8 @@ monitor_pid=
 
 # shellcheck source=tests/tap.sh
 . "$(dirname "$0")/../tap.sh"
+# shellcheck source=tests/ctl/ctl-test.sh
+. "$(dirname "$0")/ctl-test.sh"
 
 command -v dbus-daemon >/dev/null 2>&1 || tap_skip_all "dbus-daemon is not installed"
 
@@ -33,17 +35,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# wait_for SECONDS CMD...: poll every 50 ms until CMD succeeds
-wait_for() {
-	local limit=$(($1 * 20)) i
-	shift
-	for ((i = 0; i < limit; i++)); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # tree_utf8 CONTROLLER: 'tree' on a terminal (script(1)) with a UTF-8 locale; prints what it drew
 tree_utf8() {
 	LC_ALL=C.UTF-8 script -qec "$(printf '%q ' "$ctl" --bus=session tree "$1")" /dev/null </dev/null | tr -d '\r'
@@ -51,16 +42,10 @@ tree_utf8() {
 # run ARGS...: cgbypassctl on the private bus; sets out, err, status
 run() {
 	if [ "$1" = tree_utf8 ]; then
-		shift
-		out=$(tree_utf8 "$@" 2>"$work/err")
+		capture "$@"
 	else
-		out=$("$ctl" --bus=session "$@" 2>"$work/err")
+		capture "$ctl" --bus=session "$@"
 	fi
-	status=$?
-	err=$(cat "$work/err")
-}
-one_line() {
-	[ -n "$1" ] && [ "$(printf '%s\n' "$1" | wc -l)" -eq 1 ]
 }
 # expect DESCRIPTION EXPECTED ARGS...: exit 0, stdout exactly EXPECTED, nothing on stderr
 expect() {

@@ -165,32 +165,27 @@ START_TEST(test_vertical_lines) {
 }
 END_TEST
 
-START_TEST(test_root_only_without_final_newline) {
-        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok("/|/a|/a/b");
-        _cleanup_free_ char *s = draw(t, false), *j = to_json(t);
+/* small trees, drawn and in JSON */
+static const struct {
+        const char *text;
+        bool utf8;
+        const char *drawn, *json;
+} small[] = {
+        /* the root alone, without a final newline */
+        { "/|/a|/a/b", false, "/, /a, /a/b\n", "{\"members\":[\"/\",\"/a\",\"/a/b\"],\"children\":[]}" },
+        /* several depth-0 lines (not what the daemon sends today): JSON wraps them in a node without members */
+        { "/x\n  /x/y\n/z\n", false, "/x\n`-/x/y\n/z\n",
+          "{\"members\":[],\"children\":[{\"members\":[\"/x\"],\"children\":[{\"members\":"
+          "[\"/x/y\"],\"children\":[]}]},{\"members\":[\"/z\"],\"children\":[]}]}" },
+        { "", true, "", "{\"members\":[],\"children\":[]}" },
+};
 
-        ck_assert_str_eq(s, "/, /a, /a/b\n");
-        ck_assert_str_eq(j, "{\"members\":[\"/\",\"/a\",\"/a/b\"],\"children\":[]}");
-}
-END_TEST
+START_TEST(test_small) {
+        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok(small[_i].text);
+        _cleanup_free_ char *s = draw(t, small[_i].utf8), *j = to_json(t);
 
-/* several depth-0 lines (not what the daemon sends today): JSON wraps them in a node without members */
-START_TEST(test_forest) {
-        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok("/x\n  /x/y\n/z\n");
-        _cleanup_free_ char *s = draw(t, false), *j = to_json(t);
-
-        ck_assert_str_eq(s, "/x\n`-/x/y\n/z\n");
-        ck_assert_str_eq(j, "{\"members\":[],\"children\":[{\"members\":[\"/x\"],\"children\":[{\"members\":"
-                            "[\"/x/y\"],\"children\":[]}]},{\"members\":[\"/z\"],\"children\":[]}]}");
-}
-END_TEST
-
-START_TEST(test_empty) {
-        _cleanup_(effective_node_freep) EffectiveNode *t = parse_ok("");
-        _cleanup_free_ char *s = draw(t, true), *j = to_json(t);
-
-        ck_assert_str_eq(s, "");
-        ck_assert_str_eq(j, "{\"members\":[],\"children\":[]}");
+        ck_assert_str_eq(s, small[_i].drawn);
+        ck_assert_str_eq(j, small[_i].json);
 }
 END_TEST
 
@@ -323,28 +318,11 @@ START_TEST(test_builder) {
 }
 END_TEST
 
-static Suite *tree_suite(void) {
-        Suite *s = suite_create("ctl-tree");
-        TCase *tc = tcase_create("tree");
-
-        tcase_add_test(tc, test_doc_example_parse);
-        tcase_add_loop_test(tc, test_doc_example_drawn, 0, ELEMENTSOF(doc_example_drawn));
-        tcase_add_test(tc, test_doc_example_json);
-        tcase_add_test(tc, test_model_output_parses);
-        tcase_add_test(tc, test_vertical_lines);
-        tcase_add_test(tc, test_root_only_without_final_newline);
-        tcase_add_test(tc, test_forest);
-        tcase_add_test(tc, test_empty);
-        tcase_add_loop_test(tc, test_malformed, 0, ELEMENTSOF(malformed));
-        tcase_add_test(tc, test_too_deep);
-        tcase_add_test(tc, test_fold_long_cluster);
-        tcase_add_test(tc, test_fold_threshold);
-        tcase_add_test(tc, test_fold_root_cluster);
-        tcase_add_test(tc, test_builder);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(tree_suite());
+        return check_run(CHECK_SUITE_TABLE(
+                "ctl-tree", "tree", NULL, NULL, { test_doc_example_parse },
+                { test_doc_example_drawn, ELEMENTSOF(doc_example_drawn) }, { test_doc_example_json },
+                { test_model_output_parses }, { test_vertical_lines }, { test_small, ELEMENTSOF(small) },
+                { test_malformed, ELEMENTSOF(malformed) }, { test_too_deep },
+                { test_fold_long_cluster }, { test_fold_threshold }, { test_fold_root_cluster }, { test_builder }));
 }

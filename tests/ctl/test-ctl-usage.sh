@@ -13,21 +13,15 @@ trap 'rm -rf "$work"' EXIT
 
 # shellcheck source=tests/tap.sh
 . "$(dirname "$0")/../tap.sh"
+# shellcheck source=tests/ctl/ctl-test.sh
+. "$(dirname "$0")/ctl-test.sh"
 
 # No bus at all: a usage error must not need one, and a call must fail cleanly.
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-system-bus
 export DBUS_SESSION_BUS_ADDRESS=unix:path=$work/no-session-bus
 
 # run ARGS...: sets out (stdout), err (stderr), status
-run() {
-	out=$("$ctl" "$@" 2>"$work/err")
-	status=$?
-	err=$(cat "$work/err")
-}
-
-one_line() {
-	[ -n "$1" ] && [ "$(printf '%s\n' "$1" | wc -l)" -eq 1 ]
-}
+run() { capture "$ctl" "$@"; }
 
 # usage DESCRIPTION PATTERN ARGS...: exit 2, one line matching PATTERN (a glob), no stdout
 usage() {

@@ -42,20 +42,8 @@ if [ ! -e /usr/share/dbus-1/system.d/org.cgbypass1.conf ] && [ ! -e /etc/dbus-1/
 fi
 
 mkdir -p "$sim/conf.d"
-cat >"$sim/cgbypassd.conf" <<CONF
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
-
-[delegate]
-path = /srv/nobody
-user = nobody
-controllers = cpu io
-CONF
+sed -e '/^# SPDX-License-Identifier:/d' -e 's/@name@/nobody/; s/@user@/nobody/' "$(dirname "$0")/../bus/srv-owner.conf" \
+	>"$sim/cgbypassd.conf"
 sed -e "s|^ExecStart=$sbindir/cgbypassd.*|ExecStart=$daemon --backend sim --cgroup-root $sim/root --state-directory /var/lib/$name --config $sim/cgbypassd.conf --config-dir $sim/conf.d|" \
 	-e "s|^StateDirectory=.*|StateDirectory=$name|" -e '/^Alias=/d' "$unit" >"/run/systemd/system/$name.service"
 mkdir -p "/run/systemd/system/$name.service.d"

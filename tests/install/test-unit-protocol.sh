@@ -38,25 +38,9 @@ done
 grep -qx 'NoNewPrivileges=yes' "$unit" && nnp=--no-new-privs || nnp=
 echo "# bounding set $bounding $nnp"
 
-cat >"$D/cgbypassd.conf" <<CONF
-[daemon]
-backend = sim
-cgroup-root = $root
-state-directory = $D/state
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
-
-[delegate]
-path = /srv/alice
-user = $alice
-controllers = cpu io
-CONF
+bus_env_config srv-owner.conf name=alice user="$alice" || { not_ok "the configuration"; bus_env_done; exit 1; }
+printf '[daemon]\nbackend = sim\ncgroup-root = %s\nstate-directory = %s\n\n' "$root" "$D/state" |
+	cat - "$D/c.conf" >"$D/cgbypassd.conf"
 mkdir "$D/conf.d"
 
 # sd_notify receiver: one line per datagram, "RECEIVED_USEC<TAB>fields joined by |"

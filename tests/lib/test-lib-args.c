@@ -79,13 +79,6 @@ START_TEST(test_not_connected) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("lib-args");
-        TCase *tc = tcase_create("args");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_null_arguments);
-        tcase_add_test(tc, test_unknown_flags);
-        tcase_add_test(tc, test_not_connected);
-        suite_add_tcase(s, tc);
-        return check_run(s);
+        return check_run(CHECK_SUITE("lib-args", "args", setup, teardown, test_null_arguments, test_unknown_flags,
+                                     test_not_connected));
 }

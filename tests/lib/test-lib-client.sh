@@ -73,17 +73,8 @@ chmod -R a+rX "$D"
 
 bus_env_polkit_setup owner
 root=$D/root
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory +pids
-
-[cgroup]
-path = /srv
-subtree-control = #cpu #io +memory
+bus_env_config sim-srv.conf || { echo "Bail out! the configuration"; exit 1; }
+cat >>"$D/c.conf" <<CONF
 
 [delegate]
 path = /srv/owner
@@ -98,13 +89,7 @@ bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "
 
 # client USER ARGS...: the example as USER (or root); sets out, st
 client() {
-	local u=$1
-	shift
-	if [ "$u" = root ]; then
-		out=$(LD_LIBRARY_PATH=$dest$libdir "$D/client" "$@" 2>&1)
-	else
-		out=$(bus_env_as "$u" env LD_LIBRARY_PATH="$dest$libdir" "$D/client" "$@" 2>&1)
-	fi
+	out=$(bus_env_as "$1" env LD_LIBRARY_PATH="$dest$libdir" "$D/client" "${@:2}" 2>&1)
 	st=$?
 }
 # succeeds USER DESCRIPTION ARGS...

@@ -113,24 +113,25 @@ nonempty() {
 		not_ok "$1: found $count, expected at least $3; has the source changed its shape?" "$(cat "$2")"
 }
 
+# options NAME PROGRAM PAGE MIN: PROGRAM --help (in NAME-help.txt) has at least MIN long options, and
+# PAGE's OPTIONS tags ("--plan", "--config=FILE", "-h, --help", "--bus=system|session") are the same set
+options() {
+	local name=$1 program=$2 page=$3 min=$4 bin=${2##*/}
+	"$program" --help >"$work/$name-help.txt"
+	grep -oE -- '--[a-z][a-z-]*' "$work/$name-help.txt" | sort -u >"$work/$name-options"
+	nonempty "$bin --help: long options" "$work/$name-options" "$min"
+	tags "$page" OPTIONS | sed -nE 's/^(-[a-zA-Z], )?(--[a-z][a-z-]*).*/\2/p' | sort -u >"$work/$name-documented"
+	expect_all "$page documents every option of $bin --help" "$work/$name-options" "$work/$name-documented"
+	expect_all "$page documents no option that $bin --help lacks" "$work/$name-documented" "$work/$name-options"
+}
+
 # ---- cgbypassd.8: the options of --help ----
 
-"$daemon" --help >"$work/daemon-help.txt"
-grep -oE -- '--[a-z][a-z-]*' "$work/daemon-help.txt" | sort -u >"$work/daemon-options"
-nonempty "cgbypassd --help: long options" "$work/daemon-options" 11
-# option tags: "--plan", "--config=FILE", "-h, --help", "--bus=system|session"
-tags cgbypassd.8 OPTIONS | sed -nE 's/^(-[a-zA-Z], )?(--[a-z][a-z-]*).*/\2/p' | sort -u >"$work/daemon-documented"
-expect_all "cgbypassd.8 documents every option of cgbypassd --help" "$work/daemon-options" "$work/daemon-documented"
-expect_all "cgbypassd.8 documents no option that cgbypassd --help lacks" "$work/daemon-documented" "$work/daemon-options"
+options daemon "$daemon" cgbypassd.8 11
 
 # ---- cgbypassctl.1: the options and the commands of --help ----
 
-"$ctl" --help >"$work/ctl-help.txt"
-grep -oE -- '--[a-z][a-z-]*' "$work/ctl-help.txt" | sort -u >"$work/ctl-options"
-nonempty "cgbypassctl --help: long options" "$work/ctl-options" 5
-tags cgbypassctl.1 OPTIONS | sed -nE 's/^(-[a-zA-Z], )?(--[a-z][a-z-]*).*/\2/p' | sort -u >"$work/ctl-documented"
-expect_all "cgbypassctl.1 documents every option of cgbypassctl --help" "$work/ctl-options" "$work/ctl-documented"
-expect_all "cgbypassctl.1 documents no option that cgbypassctl --help lacks" "$work/ctl-documented" "$work/ctl-options"
+options ctl "$ctl" cgbypassctl.1 5
 
 awk '/^Commands:/ { on = 1; next } /^[^ ]/ { on = 0 } on && /^  [a-z]/ { print $1 }' "$work/ctl-help.txt" |
 	sort -u >"$work/ctl-verbs"

@@ -559,42 +559,20 @@ END_TEST
 
 static Suite *control_suite(void) {
         Suite *s = suite_create("model-control");
-        TCase *tc;
 
-        tc = tcase_create("parse");
-        tcase_add_loop_test(tc, test_parse, 0, 2 * ELEMENTSOF(parse_cases));
-        tcase_add_loop_test(tc, test_parse_minus_unavailable, 0, 2 * ELEMENTSOF(parse_cases_minus));
-        tcase_add_test(tc, test_parse_at_child);
-        tcase_add_test(tc, test_empty_write);
-        tcase_add_loop_test(tc, test_not_built_in, 0, 2);
-        tcase_add_loop_test(tc, test_v1_only_are_unknown, 0, 2);
-        tcase_add_loop_test(tc, test_write_longer_than_a_page, 0, 2);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("order");
-        tcase_add_loop_test(tc, test_check_order, 0, 2 * ELEMENTSOF(order_cases));
-        tcase_add_test(tc, test_stock_disable_not_enabled_is_noop);
-        tcase_add_test(tc, test_bypass_disable_unavailable_is_enoent);
-        tcase_add_loop_test(tc, test_ebusy_child_uses_it, 0, ELEMENTSOF(child_cases));
-        tcase_add_test(tc, test_stock_ebusy_child_enables_it);
-        tcase_add_loop_test(tc, test_all_or_nothing_after_parse, 0, 2);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("masks");
-        tcase_add_loop_test(tc, test_implicit_controllers, 0, 2);
-        tcase_add_loop_test(tc, test_io_pulls_in_memory, 0, 2);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("vet");
-        tcase_add_loop_test(tc, test_vet_domain_controller_with_processes, 0, 2);
-        tcase_add_loop_test(tc, test_vet_threaded_controllers_when_can_be_thread_root, 0, 2);
-        tcase_add_loop_test(tc, test_vet_cannot_be_thread_root, 0, 2);
-        tcase_add_loop_test(tc, test_vet_thread_root_without_processes, 0, 2);
-        tcase_add_loop_test(tc, test_vet_invalid_domain, 0, 2);
-        tcase_add_test(tc, test_decision_a_bypass_vetted_like_enable);
-        tcase_add_loop_test(tc, test_root_is_mixable, 0, 2);
-        suite_add_tcase(s, tc);
-
+        CHECK_TCASE(s, "parse", NULL, NULL, { test_parse, 2 * ELEMENTSOF(parse_cases) },
+                    { test_parse_minus_unavailable, 2 * ELEMENTSOF(parse_cases_minus) }, { test_parse_at_child },
+                    { test_empty_write }, { test_not_built_in, 2 }, { test_v1_only_are_unknown, 2 },
+                    { test_write_longer_than_a_page, 2 });
+        CHECK_TCASE(s, "order", NULL, NULL, { test_check_order, 2 * ELEMENTSOF(order_cases) },
+                    { test_stock_disable_not_enabled_is_noop }, { test_bypass_disable_unavailable_is_enoent },
+                    { test_ebusy_child_uses_it, ELEMENTSOF(child_cases) }, { test_stock_ebusy_child_enables_it },
+                    { test_all_or_nothing_after_parse, 2 });
+        CHECK_TCASE(s, "masks", NULL, NULL, { test_implicit_controllers, 2 }, { test_io_pulls_in_memory, 2 });
+        CHECK_TCASE(s, "vet", NULL, NULL, { test_vet_domain_controller_with_processes, 2 },
+                    { test_vet_threaded_controllers_when_can_be_thread_root, 2 }, { test_vet_cannot_be_thread_root, 2 },
+                    { test_vet_thread_root_without_processes, 2 }, { test_vet_invalid_domain, 2 },
+                    { test_decision_a_bypass_vetted_like_enable }, { test_root_is_mixable, 2 });
         return s;
 }
 

@@ -84,10 +84,8 @@ END_TEST
 
 static Suite *files_list_suite(void) {
         Suite *s = suite_create("model-files-list");
-        TCase *tc = tcase_create("capture");
 
-        tcase_add_loop_test(tc, test_files_list, 0, 2);
-        suite_add_tcase(s, tc);
+        CHECK_TCASE(s, "capture", NULL, NULL, { test_files_list, 2 });
         return s;
 }
 

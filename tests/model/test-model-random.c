@@ -712,11 +712,8 @@ END_TEST
 
 static Suite *random_suite(void) {
         Suite *s = suite_create("model-random");
-        TCase *tc = tcase_create("random");
 
-        tcase_add_loop_test(tc, test_random, 0, 2 * ELEMENTSOF(default_seeds));
-        tcase_add_test(tc, test_random_coverage);
-        suite_add_tcase(s, tc);
+        CHECK_TCASE(s, "random", NULL, NULL, { test_random, 2 * ELEMENTSOF(default_seeds) }, { test_random_coverage });
         return s;
 }
 

@@ -489,35 +489,19 @@ END_TEST
 
 static Suite *threaded_suite(void) {
         Suite *s = suite_create("model-threaded");
-        TCase *tc;
 
-        tc = tcase_create("type");
-        tcase_add_loop_test(tc, test_type_reads, 0, 2);
-        tcase_add_loop_test(tc, test_type_thread_root_by_processes, 0, 2);
-        tcase_add_loop_test(tc, test_type_write_parse, 0, 2 * ELEMENTSOF(type_cases));
-        tcase_add_loop_test(tc, test_type_write_misc, 0, 2);
-        tcase_add_loop_test(tc, test_threaded_refused_populated, 0, 2);
-        tcase_add_loop_test(tc, test_threaded_refused_domain_controllers, 0, 2);
-        tcase_add_test(tc, test_decision_b_bypassed_domain_controller);
-        tcase_add_loop_test(tc, test_threaded_refused_parent_cannot_be_thread_root, 0, 2);
-        tcase_add_test(tc, test_threaded_refused_invalid_parent_domain);
-        tcase_add_loop_test(tc, test_threaded_subtree_joins_domain, 0, 2);
-        tcase_add_loop_test(tc, test_threaded_switch_over_nested_thread_root, 0, 2);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("mkdir");
-        tcase_add_loop_test(tc, test_mkdir_under_invalid_domain, 0, 2);
-        tcase_add_loop_test(tc, test_mkdir_invalid_domain_before_limits, 0, 2);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("procs");
-        tcase_add_loop_test(tc, test_procs_into_invalid_domain, 0, 2);
-        tcase_add_loop_test(tc, test_thread_migration_across_domains, 0, 2);
-        tcase_add_loop_test(tc, test_threaded_internal_processes, 0, 2);
-        tcase_add_loop_test(tc, test_procs_listings, 0, 2);
-        tcase_add_loop_test(tc, test_procs_write_parse, 0, 2);
-        suite_add_tcase(s, tc);
-
+        CHECK_TCASE(s, "type", NULL, NULL, { test_type_reads, 2 }, { test_type_thread_root_by_processes, 2 },
+                    { test_type_write_parse, 2 * ELEMENTSOF(type_cases) }, { test_type_write_misc, 2 },
+                    { test_threaded_refused_populated, 2 }, { test_threaded_refused_domain_controllers, 2 },
+                    { test_decision_b_bypassed_domain_controller },
+                    { test_threaded_refused_parent_cannot_be_thread_root, 2 },
+                    { test_threaded_refused_invalid_parent_domain }, { test_threaded_subtree_joins_domain, 2 },
+                    { test_threaded_switch_over_nested_thread_root, 2 });
+        CHECK_TCASE(s, "mkdir", NULL, NULL, { test_mkdir_under_invalid_domain, 2 },
+                    { test_mkdir_invalid_domain_before_limits, 2 });
+        CHECK_TCASE(s, "procs", NULL, NULL, { test_procs_into_invalid_domain, 2 },
+                    { test_thread_migration_across_domains, 2 }, { test_threaded_internal_processes, 2 },
+                    { test_procs_listings, 2 }, { test_procs_write_parse, 2 });
         return s;
 }
 

@@ -645,42 +645,17 @@ END_TEST
 
 static Suite *tree_suite(void) {
         Suite *s = suite_create("model-tree");
-        TCase *tc;
 
-        tc = tcase_create("mkdir-rmdir");
-        tcase_add_loop_test(tc, test_mkdir_errors, 0, 2);
-        tcase_add_loop_test(tc, test_mkdir_file_names_that_do_not_exist_here, 0, 2);
-        tcase_add_loop_test(tc, test_rmdir, 0, 2);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("limits");
-        tcase_add_loop_test(tc, test_limit_parse, 0, 2 * ELEMENTSOF(limit_cases));
-        tcase_add_loop_test(tc, test_limit_defaults_and_empty_write, 0, 2);
-        tcase_add_loop_test(tc, test_limit_depth, 0, 2);
-        tcase_add_loop_test(tc, test_limit_descendants, 0, 2);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("paths");
-        tcase_add_loop_test(tc, test_paths, 0, 2);
-        tcase_add_loop_test(tc, test_clone, 0, 2);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("effective");
-        tcase_add_test(tc, test_doc_example_effective_tree);
-        tcase_add_test(tc, test_doc_example_files);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("files");
-        tcase_add_loop_test(tc, test_core_files, 0, 2);
-        tcase_add_loop_test(tc, test_debug_files_need_debug, 0, 2);
-        tcase_add_loop_test(tc, test_cpu_weight_follows_cpu, 0, 2);
-        tcase_add_loop_test(tc, test_memory_max_follows_memory, 0, 2);
-        tcase_add_loop_test(tc, test_threaded_files, 0, 2);
-        tcase_add_test(tc, test_list_files_agrees);
-        tcase_add_loop_test(tc, test_events, 0, 2);
-        tcase_add_loop_test(tc, test_enable_collides_with_directory, 0, 2);
-        suite_add_tcase(s, tc);
-
+        CHECK_TCASE(s, "mkdir-rmdir", NULL, NULL, { test_mkdir_errors, 2 },
+                    { test_mkdir_file_names_that_do_not_exist_here, 2 }, { test_rmdir, 2 });
+        CHECK_TCASE(s, "limits", NULL, NULL, { test_limit_parse, 2 * ELEMENTSOF(limit_cases) },
+                    { test_limit_defaults_and_empty_write, 2 }, { test_limit_depth, 2 }, { test_limit_descendants, 2 });
+        CHECK_TCASE(s, "paths", NULL, NULL, { test_paths, 2 }, { test_clone, 2 });
+        CHECK_TCASE(s, "effective", NULL, NULL, { test_doc_example_effective_tree }, { test_doc_example_files });
+        CHECK_TCASE(s, "files", NULL, NULL, { test_core_files, 2 }, { test_debug_files_need_debug, 2 },
+                    { test_cpu_weight_follows_cpu, 2 }, { test_memory_max_follows_memory, 2 },
+                    { test_threaded_files, 2 }, { test_list_files_agrees }, { test_events, 2 },
+                    { test_enable_collides_with_directory, 2 });
         return s;
 }
 

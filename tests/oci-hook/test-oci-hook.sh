@@ -32,31 +32,7 @@ bus_env_start_polkit || { echo "Bail out! polkitd did not start"; exit 1; }
 
 D=$BUS_ENV_DIR
 root=$D/root
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory +pids
-
-; where containers go: cpu and io bypassed, so that each container re-enables them
-[cgroup]
-path = /ctr
-create = yes
-subtree-control = #cpu #io +memory
-
-; a container cgroup the configuration manages
-[cgroup]
-path = /ctr/root-managed
-create = yes
-
-; a parent that enables cpu itself
-[cgroup]
-path = /srv
-create = yes
-subtree-control = +cpu +memory
-CONF
+bus_env_config tests/oci-hook/containers.conf || { echo "Bail out! the configuration"; exit 1; }
 mkdir -p "$D/none"
 bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" \
 	--state-directory "$D/state" || { echo "Bail out! cgbypassd did not start"; exit 1; }
@@ -84,6 +60,12 @@ run_hook() {
 	shift
 	HOOK_ERR=$(printf '%s' "$st" | "$hook" "$@" 2>&1 >"$D/hook.out")
 	HOOK_RC=$?
+}
+# creating_refused BUNDLE ANNOTATIONS-JSON DESCRIPTION TEXT [PID]: the hook at "creating" of container e
+# refuses with exit 1 and TEXT (see refused)
+creating_refused() {
+	run_hook "$(state e creating "$1" "$2" "${5:-$$}")"
+	refused "$3" 1 "$4"
 }
 # controllers CGROUP: GetCgroup's controllers, one line, sorted
 controllers() {
@@ -237,36 +219,25 @@ run_hook '{"id":"e","pid":"12","bundle":"'"$D/be"'","annotations":'"$en"'}'
 refused "a pid that is a string" 1 "'pid' is not an integer"
 run_hook '{"id":"e","pid":1,"bundle":"'"$D/be"'","annotations":{"org.cgbypass1.enable":7}}'
 refused "an annotation that is not a string" 1 "is not a string"
-run_hook "$(state e creating "$D/nobundle" "$en")"
-refused "a bundle without config.json" 1 "cannot read '$D/nobundle/config.json'"
+creating_refused "$D/nobundle" "$en" "a bundle without config.json" "cannot read '$D/nobundle/config.json'"
 bundle "$D/bbad" '{"linux":'
-run_hook "$(state e creating "$D/bbad" "$en")"
-refused "a config.json that is not JSON" 1 "config.json is not JSON: it ends inside a value"
+creating_refused "$D/bbad" "$en" "a config.json that is not JSON" "config.json is not JSON: it ends inside a value"
 bundle "$D/bbad" '{"linux":{"cgroupsPath":5}}'
-run_hook "$(state e creating "$D/bbad" "$en")"
-refused "a cgroupsPath that is not a string" 1 "'cgroupsPath' is not a string"
-run_hook "$(state e creating "$D/be" '{"org.cgbypass1.enable":"cpu,bogus"}')"
-refused "an unknown controller, before any bus call" 1 "unknown controller 'bogus'"
-run_hook "$(state e creating "$D/be" '{"org.cgbypass1.enable":" "}')"
-refused "an empty controller list" 1 "names no controller"
-run_hook "$(state e creating "$D/be" '{"org.cgbypass1.enable":"cpu","org.cgbypass1.enabled":"io"}')"
-refused "an unknown org.cgbypass1 annotation (a typo)" 1 "unknown annotation 'org.cgbypass1.enabled'"
-run_hook "$(state e creating "$D/be" '{"org.cgbypass1.enable":"cpu","org.cgbypass1.owner":"no-such-user-x"}')"
-refused "an owner that is no user" 1 "no such user 'no-such-user-x'"
-run_hook "$(state e creating "$D/be" '{"org.cgbypass1.enable":"cpu","org.cgbypass1.owner":"12x"}')"
-refused "an owner that is neither name nor uid" 1 "neither a user name nor a uid"
+creating_refused "$D/bbad" "$en" "a cgroupsPath that is not a string" "'cgroupsPath' is not a string"
+creating_refused "$D/be" '{"org.cgbypass1.enable":"cpu,bogus"}' "an unknown controller, before any bus call" "unknown controller 'bogus'"
+creating_refused "$D/be" '{"org.cgbypass1.enable":" "}' "an empty controller list" "names no controller"
+creating_refused "$D/be" '{"org.cgbypass1.enable":"cpu","org.cgbypass1.enabled":"io"}' "an unknown org.cgbypass1 annotation (a typo)" "unknown annotation 'org.cgbypass1.enabled'"
+creating_refused "$D/be" '{"org.cgbypass1.enable":"cpu","org.cgbypass1.owner":"no-such-user-x"}' "an owner that is no user" "no such user 'no-such-user-x'"
+creating_refused "$D/be" '{"org.cgbypass1.enable":"cpu","org.cgbypass1.owner":"12x"}' "an owner that is neither name nor uid" "neither a user name nor a uid"
 bundle "$D/bnouser" '{"linux":{"cgroupsPath":"/ctr/e"}}'
-run_hook "$(state e creating "$D/bnouser" "$en")"
-refused "no process.user and no owner annotation" 1 "no process.user.uid"
+creating_refused "$D/bnouser" "$en" "no process.user and no owner annotation" "no process.user.uid"
 bundle "$D/bmap" '{"linux":{"cgroupsPath":"/ctr/e","uidMappings":[{"containerID":0,"hostID":100000,"size":10}]},"process":{"user":{"uid":50}}}'
-run_hook "$(state e creating "$D/bmap" "$en")"
-refused "a uid outside the uid mappings" 1 "in none of linux.uidMappings"
+creating_refused "$D/bmap" "$en" "a uid outside the uid mappings" "in none of linux.uidMappings"
 bundle "$D/bdots" '{"linux":{"cgroupsPath":"/ctr/../e"},"process":{"user":{"uid":'"$alice_uid"'}}}'
-run_hook "$(state e creating "$D/bdots" "$en")"
-refused "a cgroupsPath with '..'" 1 "'/ctr/../e'"
+creating_refused "$D/bdots" "$en" "a cgroupsPath with '..'" "'/ctr/../e'"
 bundle "$D/brel" '{"linux":{"cgroupsPath":"ctr/e"},"process":{"user":{"uid":'"$alice_uid"'}}}'
-run_hook "$(state e creating "$D/brel" "$en" 2147483000)"
-refused "a relative cgroupsPath and a pid that is gone" 1 "cannot read the cgroup of the container's process 2147483000"
+creating_refused "$D/brel" "$en" "a relative cgroupsPath and a pid that is gone" \
+	"cannot read the cgroup of the container's process 2147483000" 2147483000
 run_hook "$(state e stopped "$D/brel" "$en" 0)" --stage createRuntime
 refused "a relative cgroupsPath and no pid" 1 "cannot tell the container's cgroup"
 bundle "$D/bmissing" '{"linux":{"cgroupsPath":"/ctr/missing"},"process":{"user":{"uid":'"$alice_uid"'}}}'

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "../backend/backend-test.h"
 #include "cgbypass/backend.h"
+#include "cgbypass/macro.h"
 #include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
 
@@ -59,6 +61,22 @@ static inline void scratch_remove(char *root, char *state) {
         free(root);
         free(state);
         strcpy(scratch_base, "/tmp/cgb-policy-XXXXXX");
+}
+
+/* the fixture of the tests on a sim backend: a scratch directory for each test, root/ and state/ below it */
+static char *root, *state;
+
+static inline void scratch_setup(void) {
+        scratch_make(&root, &state);
+}
+
+static inline void scratch_teardown(void) {
+        scratch_remove(root, state);
+}
+
+/* a sim backend on the fixture's directories */
+static inline Backend *scratch_open_sim(void) {
+        return test_backend_open(BACKEND_SIM, root, state);
 }
 
 static inline int scratch_snap_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {

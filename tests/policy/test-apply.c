@@ -18,15 +18,6 @@
 #define CPU CGMASK(CONTROLLER_CPU)
 #define PIDS CGMASK(CONTROLLER_PIDS)
 
-static char *root, *state;
-
-static void setup(void) {
-        scratch_make(&root, &state);
-}
-
-static void teardown(void) {
-        scratch_remove(root, state);
-}
 
 /* the hierarchy's files, the saved state and the model */
 static char *snapshot(Backend *b) {
@@ -51,25 +42,34 @@ static Plan *plan_for(Backend *b, const DesiredCgroup *d, size_t n) {
 
 static const DesiredCgroup before[] = DOC_EXAMPLE_DESIRED;
 
-START_TEST(test_kth_failure_changes_nothing) {
-        _cleanup_(backend_freep) Backend *b = NULL;
-        _cleanup_free_ char *msg = NULL, *tree = NULL;
-        DesiredCgroup after[ELEMENTSOF(before) + 1];
-        Plan *p;
+/* a sim backend with the documentation example applied and saved */
+static Backend *open_before(void) {
+        Backend *b = scratch_open_sim();
+        Plan *p = plan_for(b, before, ELEMENTSOF(before));
 
-        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), 0);
-        p = plan_for(b, before, ELEMENTSOF(before));
         ck_assert_int_eq(plan_apply(p, b, NULL), 0);
         plan_free(p);
         ck_assert_int_eq(backend_save(b), 0);
+        return b;
+}
 
-        /* A switches from bypass to enable, pids is given out, a new cgroup: mkdirs and writes */
+/* the plan from there to: A switches from bypass to enable, pids is given out, a new cgroup (mkdirs and writes) */
+static Plan *plan_the_change(Backend *b) {
+        DesiredCgroup after[ELEMENTSOF(before) + 1];
+
         memcpy(after, before, sizeof(before));
         after[0].sc_enable = CPU | PIDS;
         after[1].sc_bypass = 0;
         after[1].sc_enable = CPU | PIDS;
         after[ELEMENTSOF(before)] = (DesiredCgroup) { .path = "/A/H/I", .create = true };
-        p = plan_for(b, after, ELEMENTSOF(after));
+        return plan_for(b, after, ELEMENTSOF(after));
+}
+
+START_TEST(test_kth_failure_changes_nothing) {
+        _cleanup_(backend_freep) Backend *b = open_before();
+        _cleanup_free_ char *tree = NULL;
+        Plan *p = plan_the_change(b);
+
         ck_assert_uint_ge(p->n_ops, 10);
 
         _cleanup_free_ char *start = snapshot(b);
@@ -78,9 +78,7 @@ START_TEST(test_kth_failure_changes_nothing) {
                 ApplyFailure af = {};
                 _cleanup_free_ char *now = NULL;
 
-                backend_set_fault_hook(b, fail_kth, &f);
-                ck_assert_int_eq(plan_apply(p, b, &af), -EIO);
-                backend_set_fault_hook(b, NULL, NULL);
+                ck_assert_int_eq(test_apply_hooked(p, b, fail_kth, &f, &af), -EIO);
                 ck_assert_uint_eq(af.index, k - 1);
                 ck_assert_uint_eq(af.undone, k - 1);
                 ck_assert_int_eq(af.undo_error, 0);
@@ -104,23 +102,9 @@ END_TEST
  * undone before it.
  */
 START_TEST(test_unapply) {
-        _cleanup_(backend_freep) Backend *b = NULL;
-        _cleanup_free_ char *msg = NULL;
-        DesiredCgroup after[ELEMENTSOF(before) + 1];
-        Plan *p;
+        _cleanup_(backend_freep) Backend *b = open_before();
+        Plan *p = plan_the_change(b);
 
-        ck_assert_int_eq(backend_open(BACKEND_SIM, root, state, &b, &msg), 0);
-        p = plan_for(b, before, ELEMENTSOF(before));
-        ck_assert_int_eq(plan_apply(p, b, NULL), 0);
-        plan_free(p);
-        ck_assert_int_eq(backend_save(b), 0);
-
-        memcpy(after, before, sizeof(before));
-        after[1].sc_bypass = 0;
-        after[1].sc_enable = CPU | PIDS;
-        after[0].sc_enable = CPU | PIDS;
-        after[ELEMENTSOF(before)] = (DesiredCgroup) { .path = "/A/H/I", .create = true };
-        p = plan_for(b, after, ELEMENTSOF(after));
         ck_assert_uint_ge(p->n_ops, 4);
 
         _cleanup_free_ char *start = snapshot(b);
@@ -155,11 +139,6 @@ START_TEST(test_unapply) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("apply");
-        TCase *tc = tcase_create("rollback");
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_kth_failure_changes_nothing);
-        tcase_add_test(tc, test_unapply);
-        suite_add_tcase(s, tc);
-        return check_run(s);
+        return check_run(CHECK_SUITE("apply", "rollback", scratch_setup, scratch_teardown,
+                                     test_kth_failure_changes_nothing, test_unapply));
 }

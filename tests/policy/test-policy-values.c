@@ -22,34 +22,6 @@
 #define PIDS CGMASK(CONTROLLER_PIDS)
 #define MISC CGMASK(CONTROLLER_MISC)
 
-static char *root, *state;
-
-static void setup(void) {
-        scratch_make(&root, &state);
-}
-
-static void teardown(void) {
-        scratch_remove(root, state);
-}
-
-static Backend *open_sim(void) {
-        _cleanup_free_ char *msg = NULL;
-        Backend *b = NULL;
-
-        ck_assert_msg(backend_open(BACKEND_SIM, root, state, &b, &msg) == 0, "%s", msg);
-        return b;
-}
-
-/* policy_plan() then plan_drop_in_sync(), as --plan and an apply do */
-static Plan *plan_on(Backend *b, const DesiredCgroup *d, size_t n) {
-        PolicyErrors e = {};
-        Plan *p = NULL;
-        int r = policy_plan(backend_get_model(b), d, n, &p, &e);
-
-        ck_assert_msg(r == 0, "%d: %s", r, e.n ? e.errors[0].message : "");
-        ck_assert_int_eq(plan_drop_in_sync(p, b), 0);
-        return p;
-}
 
 static char *file_text(const char *rel, const char *file) {
         _cleanup_free_ char *path = NULL;
@@ -80,9 +52,19 @@ static const DesiredCgroup tree[] = {
         { .path = "/w/a", .create = true, .values = a_values, .n_values = 1 },
 };
 
+/* a sim backend with the tree applied */
+static Backend *open_with_tree(void) {
+        Backend *b = scratch_open_sim();
+        _cleanup_(plan_freep) Plan *p = test_plan_in_sync(b, tree, ELEMENTSOF(tree));
+        ApplyFailure f = {};
+
+        ck_assert_int_eq(plan_apply(p, b, &f), 0);
+        return b;
+}
+
 START_TEST(test_plan_writes_values_after_their_files_appear) {
-        _cleanup_(backend_freep) Backend *b = open_sim();
-        _cleanup_(plan_freep) Plan *p = plan_on(b, tree, ELEMENTSOF(tree));
+        _cleanup_(backend_freep) Backend *b = scratch_open_sim();
+        _cleanup_(plan_freep) Plan *p = test_plan_in_sync(b, tree, ELEMENTSOF(tree));
         _cleanup_free_ char *text = plan_text(p);
 
         /* a new cgroup's files are new: its values stay in the plan even where they are the default */
@@ -99,13 +81,9 @@ START_TEST(test_plan_writes_values_after_their_files_appear) {
 END_TEST
 
 START_TEST(test_apply_reapply_change_and_restart) {
-        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_(backend_freep) Backend *b = open_with_tree();
         ApplyFailure f = {};
         Plan *p;
-
-        p = plan_on(b, tree, ELEMENTSOF(tree));
-        ck_assert_int_eq(plan_apply(p, b, &f), 0);
-        plan_free(p);
         _cleanup_free_ char *mm = file_text("w", "memory.max"), *cw = file_text("w", "cpu.weight"),
                             *nice = file_text("w", "cpu.weight.nice"), *cm = file_text("w", "cpu.max"),
                             *mh = file_text("w/a", "memory.high");
@@ -116,7 +94,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         ck_assert_str_eq(mh, "1073741824\n");
 
         /* re-apply: in sync, zero writes, "4G" against "4294967296", "max" against "max 100000" */
-        p = plan_on(b, tree, ELEMENTSOF(tree));
+        p = test_plan_in_sync(b, tree, ELEMENTSOF(tree));
         ck_assert_uint_eq(p->n_ops, 0);
         plan_free(p);
 
@@ -124,7 +102,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         DesiredCgroup tp[ELEMENTSOF(tree)];
         memcpy(tp, tree, sizeof(tree));
         tp[0].sc_enable |= PIDS;
-        p = plan_on(b, tp, ELEMENTSOF(tp));
+        p = test_plan_in_sync(b, tp, ELEMENTSOF(tp));
         _cleanup_free_ char *tptext = plan_text(p);
         ck_assert_str_eq(tptext, "write . cgroup.subtree_control +pids\n");
         plan_free(p);
@@ -137,7 +115,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         tp[1].sc_enable = CPU;
         tp[1].sc_bypass = MEMORY;
         tp[2].ctl_enable = MEMORY;
-        p = plan_on(b, tp, ELEMENTSOF(tp));
+        p = test_plan_in_sync(b, tp, ELEMENTSOF(tp));
         _cleanup_free_ char *tptext2 = plan_text(p);
         ck_assert_str_eq(tptext2, "write w cgroup.subtree_control #memory\n"
                                   "write w/a cgroup.controllers +memory\n"
@@ -150,7 +128,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         DesiredCgroup tb[ELEMENTSOF(tree)];
         memcpy(tb, tree, sizeof(tree));
         tb[2].ctl_bypass = MEMORY;
-        p = plan_on(b, tb, ELEMENTSOF(tb));
+        p = test_plan_in_sync(b, tb, ELEMENTSOF(tb));
         ck_assert_int_eq(plan_apply(p, b, &f), 0);
         plan_free(p);
         _cleanup_free_ char *mh1 = file_text("w/a", "memory.high");
@@ -163,7 +141,7 @@ START_TEST(test_apply_reapply_change_and_restart) {
         t2[1].values = changed;
         t2[1].n_values = 2;
         t2[2].n_values = 0;
-        p = plan_on(b, t2, ELEMENTSOF(t2));
+        p = test_plan_in_sync(b, t2, ELEMENTSOF(t2));
         _cleanup_free_ char *text = plan_text(p);
         ck_assert_str_eq(text, "write w memory.max 8G\n");
         ck_assert_int_eq(plan_apply(p, b, &f), 0);
@@ -175,11 +153,11 @@ START_TEST(test_apply_reapply_change_and_restart) {
         /* a restart keeps the simulated kernel's values */
         ck_assert_int_eq(backend_save(b), 0);
         b = backend_free(b);
-        b = open_sim();
+        b = scratch_open_sim();
         _cleanup_free_ char *r1 = NULL;
         ck_assert_int_eq(backend_read(b, "w", "memory.max", &r1), 0);
         ck_assert_str_eq(r1, "8589934592\n");
-        p = plan_on(b, t2, ELEMENTSOF(t2));
+        p = test_plan_in_sync(b, t2, ELEMENTSOF(t2));
         ck_assert_uint_eq(p->n_ops, 0);
         plan_free(p);
 }
@@ -191,13 +169,9 @@ static char *snapshot(Backend *b) {
 }
 
 START_TEST(test_kernel_refusal_undoes_the_apply) {
-        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_(backend_freep) Backend *b = open_with_tree();
         ApplyFailure f = {};
         Plan *p;
-
-        p = plan_on(b, tree, ELEMENTSOF(tree));
-        ck_assert_int_eq(plan_apply(p, b, &f), 0);
-        plan_free(p);
 
         /*
          * misc.max takes "sev 10" by its syntax, and only the kernel knows that
@@ -212,7 +186,7 @@ START_TEST(test_kernel_refusal_undoes_the_apply) {
                 { .path = "/w/new", .create = true },
         };
         _cleanup_free_ char *before = snapshot(b);
-        p = plan_on(b, t2, ELEMENTSOF(t2));
+        p = test_plan_in_sync(b, t2, ELEMENTSOF(t2));
         _cleanup_free_ char *text = plan_text(p);
         ck_assert_str_eq(text,
                          "mkdir w/new\n"
@@ -236,13 +210,9 @@ static int refuse_values(const char *op, void *userdata) {
 }
 
 START_TEST(test_refused_value_between_values) {
-        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_(backend_freep) Backend *b = open_with_tree();
         ApplyFailure f = {};
         Plan *p;
-
-        p = plan_on(b, tree, ELEMENTSOF(tree));
-        ck_assert_int_eq(plan_apply(p, b, &f), 0);
-        plan_free(p);
 
         /* memory.max changes, then the kernel refuses cpu.weight: memory.max goes back */
         DesiredValue v[] = { { "memory.max", "1G", { "t.conf", 10 } }, { "cpu.weight", "70", { "t.conf", 11 } } };
@@ -251,11 +221,9 @@ START_TEST(test_refused_value_between_values) {
         t2[1].values = v;
         t2[1].n_values = 2;
         _cleanup_free_ char *before = snapshot(b);
-        p = plan_on(b, t2, ELEMENTSOF(t2));
+        p = test_plan_in_sync(b, t2, ELEMENTSOF(t2));
         ck_assert_uint_eq(p->n_ops, 2);
-        backend_set_fault_hook(b, refuse_values, NULL);
-        ck_assert_int_eq(plan_apply(p, b, &f), -EINVAL);
-        backend_set_fault_hook(b, NULL, NULL);
+        ck_assert_int_eq(test_apply_hooked(p, b, refuse_values, NULL, &f), -EINVAL);
         ck_assert_uint_eq(f.index, 1);
         ck_assert_uint_eq(f.undone, 1);
         plan_free(p);
@@ -272,7 +240,7 @@ static const char *message_at(const PolicyErrors *e, unsigned line) {
 }
 
 START_TEST(test_files_the_cgroup_will_not_have) {
-        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_(backend_freep) Backend *b = scratch_open_sim();
         DesiredValue rv[] = { { "memory.max", "1G", { "t.conf", 3 } } };
         DesiredValue wv[] = {
                 { "memory.max", "1G", { "t.conf", 7 } },        /* bypassed for /w */
@@ -350,15 +318,9 @@ START_TEST(test_values_go_with_their_css) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("policy-values");
-        TCase *tc = tcase_create("values");
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_plan_writes_values_after_their_files_appear);
-        tcase_add_test(tc, test_apply_reapply_change_and_restart);
-        tcase_add_test(tc, test_kernel_refusal_undoes_the_apply);
-        tcase_add_test(tc, test_refused_value_between_values);
-        tcase_add_test(tc, test_files_the_cgroup_will_not_have);
-        tcase_add_test(tc, test_values_go_with_their_css);
-        suite_add_tcase(s, tc);
-        return check_run(s);
+        return check_run(CHECK_SUITE("policy-values", "values", scratch_setup, scratch_teardown,
+                                     test_plan_writes_values_after_their_files_appear,
+                                     test_apply_reapply_change_and_restart, test_kernel_refusal_undoes_the_apply,
+                                     test_refused_value_between_values, test_files_the_cgroup_will_not_have,
+                                     test_values_go_with_their_css));
 }

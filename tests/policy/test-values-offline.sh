@@ -15,6 +15,9 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=tests/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
+conf() { # FIXTURE TARGET: tests/policy/values/FIXTURE without its comment header, as TARGET
+	grep -v '^#' "$(dirname "${BASH_SOURCE[0]}")/values/$1" >"$2"
+}
 run() { # conf, mode...
 	local conf=$1
 	shift
@@ -25,22 +28,7 @@ expect() { # description, expected, actual
 	[ "$2" == "$3" ] && ok "$1" || not_ok "$1" "$(diff <(echo "$2") <(echo "$3"))"
 }
 
-cat >"$work/good.conf" <<'CONF'
-[cgroup]
-path = /
-subtree-control = +cpu +memory +pids
-
-[cgroup]
-path = /work.slice
-subtree-control = +memory
-memory.max = 4G
-cpu.weight = 50
-pids.max = 1000
-
-[cgroup]
-path = /work.slice/job
-memory.high = 1G
-CONF
+conf good.conf "$work/good.conf"
 
 out=$(run "$work/good.conf" --check-config 2>&1) && ok "--check-config takes values" ||
 	not_ok "--check-config takes values" "$out"
@@ -69,27 +57,7 @@ expect "... and applied" "6442450944 1000" \
 	"$(cat "$work/root/work.slice/memory.max") $(cat "$work/root/work.slice/pids.max")"
 
 # refused at check time, each at its line
-cat >"$work/bad.conf" <<'CONF'
-[cgroup]
-path = /
-subtree-control = +cpu +memory #pids
-
-[cgroup]
-path = /work.slice
-memory.max = 4 GB
-pids.max = 10
-io.max = 8:0 rbps=2
-cpu.weight = 50
-cpu.weight.nice = 3
-
-[delegate]
-path = /home
-user = 0
-
-[cgroup]
-path = /home/alice
-memory.max = 1G
-CONF
+conf bad.conf "$work/bad.conf"
 out=$(run "$work/bad.conf" --check-config 2>&1)
 rc=$?
 f=$work/bad.conf
@@ -98,17 +66,7 @@ $f:11: cpu.weight.nice: cpu.weight at line 10 sets the same CPU share; keep one
 $f:19: memory.max: /home/alice is below the delegation root /home ($f:13): its files belong to the owner; set values on the delegation root to bound the owner
 cgbypassd: The configuration has 3 problem(s); nothing was changed." "$out"
 [ $rc -eq 1 ] && ok "--check-config exits 1" || not_ok "--check-config exits 1" "rc=$rc"
-cat >"$f" <<'CONF'
-[cgroup]
-path = /
-subtree-control = +cpu +memory #pids
-
-[cgroup]
-path = /work.slice
-memory.max = 4G
-pids.max = 10
-io.max = 8:0 rbps=2
-CONF
+conf bad-files.conf "$f"
 out=$(run "$f" --check-config 2>&1)
 expect "--check-config: files the cgroup will not have under the policy" "$f:8: /work.slice: pids.max: pids is bypassed there, so the cgroup has no pids files; re-enable it ('controllers = +pids') to set them
 $f:9: /work.slice: io.max: io is not enabled for the cgroup (its parent's subtree-control does not have +io), so it has no io files
@@ -116,20 +74,7 @@ cgbypassd: The configuration has 2 problem(s); nothing was changed." "$out"
 
 # a value that only the kernel can refuse: the whole apply is undone
 before=$(cd "$work/root" && find . -type f -exec sh -c 'printf "%s %s\n" "$1" "$(cat "$1")"' _ {} \; | sort)
-cat >"$work/sev.conf" <<'CONF'
-[cgroup]
-path = /
-subtree-control = +cpu +memory +pids +misc
-
-[cgroup]
-path = /work.slice
-subtree-control = +memory
-memory.max = 2G
-misc.max = sev 4
-
-[cgroup]
-path = /new
-CONF
+conf sev.conf "$work/sev.conf"
 out=$(run "$work/sev.conf" --check-config 2>&1) && ok "misc.max = sev 4 passes the check (SEV is the kernel's to know)" ||
 	not_ok "misc.max = sev 4 passes the check" "$out"
 out=$(run "$work/sev.conf" --apply-once 2>&1)

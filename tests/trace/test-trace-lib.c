@@ -130,72 +130,59 @@ static char *run_model(const char *text, RuleSet rules, bool nonroot, int *ret_r
         return buf;
 }
 
+/* traces through the model runner: its output line by line, its status, and the message of a bad trace */
+static const struct {
+        const char *trace;
+        RuleSet rules;
+        bool nonroot;
+        int r;
+        const char *out;        /* NULL: not checked */
+        const char *msg;        /* NULL: not checked */
+} runs[] = {
+        { "mkdir A\n"
+          "write . cgroup.subtree_control +cpu\n"
+          "write A cgroup.subtree_control #cpu\n"
+          "read A cgroup.subtree_control\n"
+          "write A cgroup.subtree_control +bogus\n"
+          "spawn b A\n"
+          "spawn a A\n"
+          "read A cgroup.procs\n"
+          "read A/B cgroup.controllers\n"
+          "exists Q cgroup.procs\n"
+          "rmdir .\n",
+          RULES_BYPASS, false, 0,
+          "1 ok\n2 ok\n3 ok\n4 = #cpu\n5 error EINVAL\n6 ok\n7 ok\n"
+          "8 = a | b\n9 error ENOENT\n10 = no\n11 error EINVAL\n", NULL },
+        /* labels sort with strcmp, whatever the spawn order */
+        { "mkdir A\nspawn zz A\nspawn B A\nspawn a1 A\nread A cgroup.procs\n"
+          "kill B\nread A cgroup.threads\nkill zz\nmove zz A\n",
+          RULES_STOCK, false, -EBADMSG, "1 ok\n2 ok\n3 ok\n4 ok\n5 = B | a1 | zz\n6 ok\n7 = a1 | zz\n8 ok\n",
+          "t.trace:9: move of 'zz', which is not alive (killed on line 8)" },
+        /* a failed spawn leaves the label dead; a second spawn is fine */
+        { "mkdir A\nmkdir A/B\nwrite . cgroup.subtree_control +memory\n"
+          "write A cgroup.subtree_control +memory\nspawn p A\nspawn p A/B\nspawn p A\n",
+          RULES_STOCK, false, -EBADMSG, "1 ok\n2 ok\n3 ok\n4 ok\n5 error EBUSY\n6 ok\n",
+          "t.trace:7: spawn of 'p', which is still alive (spawned on line 6)" },
+        { "mkdir A\nwrite A cgroup.subtree_control +x\nspawn p Z\nkill p\n", RULES_BYPASS, false, -EBADMSG, NULL,
+          "t.trace:4: kill of 'p', which is not alive (its spawn failed on line 3)" },
+        /* "." is /cgb, which has every controller from its parent */
+        { "read . cgroup.controllers\nmkdir A\nwrite . cgroup.subtree_control +cpu\n"
+          "exists . cgroup.type\nrmdir .\nmkdir .\ntree cpu\ntree memory\n",
+          RULES_BYPASS, true, 0,
+          "1 = cpuset cpu io memory hugetlb pids rdma misc\n2 ok\n3 ok\n4 = yes\n"
+          "5 error EINVAL\n6 error EEXIST\n7 = / |   /A\n8 = /|/A\n", NULL },
+};
+
 START_TEST(test_model_runner) {
         _cleanup_free_ char *out = NULL, *msg = NULL;
         int r;
 
-        out = run_model("mkdir A\n"
-                        "write . cgroup.subtree_control +cpu\n"
-                        "write A cgroup.subtree_control #cpu\n"
-                        "read A cgroup.subtree_control\n"
-                        "write A cgroup.subtree_control +bogus\n"
-                        "spawn b A\n"
-                        "spawn a A\n"
-                        "read A cgroup.procs\n"
-                        "read A/B cgroup.controllers\n"
-                        "exists Q cgroup.procs\n"
-                        "rmdir .\n",
-                        RULES_BYPASS, false, &r, &msg);
-        ck_assert_int_eq(r, 0);
-        ck_assert_str_eq(out, "1 ok\n2 ok\n3 ok\n4 = #cpu\n5 error EINVAL\n6 ok\n7 ok\n"
-                              "8 = a | b\n9 error ENOENT\n10 = no\n11 error EINVAL\n");
-}
-END_TEST
-
-START_TEST(test_model_runner_labels) {
-        _cleanup_free_ char *out = NULL, *msg = NULL;
-        int r;
-
-        /* labels sort with strcmp, whatever the spawn order */
-        out = run_model("mkdir A\nspawn zz A\nspawn B A\nspawn a1 A\nread A cgroup.procs\n"
-                        "kill B\nread A cgroup.threads\nkill zz\nmove zz A\n",
-                        RULES_STOCK, false, &r, &msg);
-        ck_assert_int_eq(r, -EBADMSG);
-        ck_assert_str_eq(out, "1 ok\n2 ok\n3 ok\n4 ok\n5 = B | a1 | zz\n6 ok\n7 = a1 | zz\n8 ok\n");
-        ck_assert_str_eq(msg, "t.trace:9: move of 'zz', which is not alive (killed on line 8)");
-        free(out);
-        free(msg);
-        msg = NULL;
-
-        /* a failed spawn leaves the label dead; a second spawn is fine */
-        out = run_model("mkdir A\nmkdir A/B\nwrite . cgroup.subtree_control +memory\n"
-                        "write A cgroup.subtree_control +memory\nspawn p A\nspawn p A/B\nspawn p A\n",
-                        RULES_STOCK, false, &r, &msg);
-        ck_assert_int_eq(r, -EBADMSG);
-        ck_assert_str_eq(out, "1 ok\n2 ok\n3 ok\n4 ok\n5 error EBUSY\n6 ok\n");
-        ck_assert_str_eq(msg, "t.trace:7: spawn of 'p', which is still alive (spawned on line 6)");
-        free(out);
-        free(msg);
-        msg = NULL;
-
-        out = run_model("mkdir A\nwrite A cgroup.subtree_control +x\nspawn p Z\nkill p\n",
-                        RULES_BYPASS, false, &r, &msg);
-        ck_assert_int_eq(r, -EBADMSG);
-        ck_assert_str_eq(msg, "t.trace:4: kill of 'p', which is not alive (its spawn failed on line 3)");
-}
-END_TEST
-
-START_TEST(test_model_runner_nonroot) {
-        _cleanup_free_ char *out = NULL, *msg = NULL;
-        int r;
-
-        /* "." is /cgb, which has every controller from its parent */
-        out = run_model("read . cgroup.controllers\nmkdir A\nwrite . cgroup.subtree_control +cpu\n"
-                        "exists . cgroup.type\nrmdir .\nmkdir .\ntree cpu\ntree memory\n",
-                        RULES_BYPASS, true, &r, &msg);
-        ck_assert_int_eq(r, 0);
-        ck_assert_str_eq(out, "1 = cpuset cpu io memory hugetlb pids rdma misc\n2 ok\n3 ok\n4 = yes\n"
-                              "5 error EINVAL\n6 error EEXIST\n7 = / |   /A\n8 = /|/A\n");
+        out = run_model(runs[_i].trace, runs[_i].rules, runs[_i].nonroot, &r, &msg);
+        ck_assert_int_eq(r, runs[_i].r);
+        if (runs[_i].out)
+                ck_assert_str_eq(out, runs[_i].out);
+        if (runs[_i].msg)
+                ck_assert_str_eq(msg, runs[_i].msg);
 }
 END_TEST
 
@@ -306,26 +293,10 @@ START_TEST(test_tree_no_css) {
 }
 END_TEST
 
-static Suite *trace_suite(void) {
-        Suite *s = suite_create("trace");
-        TCase *tc = tcase_create("lib");
-
-        tcase_add_test(tc, test_parse_ops);
-        tcase_add_test(tc, test_parse_malformed);
-        tcase_add_test(tc, test_errno_names);
-        tcase_add_test(tc, test_model_runner);
-        tcase_add_test(tc, test_model_runner_labels);
-        tcase_add_test(tc, test_model_runner_nonroot);
-        tcase_add_test(tc, test_generate_deterministic);
-        tcase_add_loop_test(tc, test_generate_well_formed, 0, 2);
-        tcase_add_test(tc, test_csses_find);
-        tcase_add_test(tc, test_tree_from_csses);
-        tcase_add_test(tc, test_tree_wrong_parent_shows);
-        tcase_add_test(tc, test_tree_no_css);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(trace_suite());
+        return check_run(CHECK_SUITE_TABLE(
+                "trace", "lib", NULL, NULL, { test_parse_ops }, { test_parse_malformed }, { test_errno_names },
+                { test_model_runner, ELEMENTSOF(runs) }, { test_generate_deterministic },
+                { test_generate_well_formed, 2 }, { test_csses_find },
+                { test_tree_from_csses }, { test_tree_wrong_parent_shows }, { test_tree_no_css }));
 }

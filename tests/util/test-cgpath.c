@@ -164,20 +164,8 @@ START_TEST(test_below) {
 }
 END_TEST
 
-static Suite *cgpath_suite(void) {
-        Suite *s = suite_create("cgpath");
-        TCase *tc = tcase_create("cgpath");
-
-        tcase_add_loop_test(tc, test_verify, 0, ELEMENTSOF(cases));
-        tcase_add_test(tc, test_limits);
-        tcase_add_test(tc, test_name);
-        tcase_add_loop_test(tc, test_spellings, 0, ELEMENTSOF(spellings));
-        tcase_add_test(tc, test_join);
-        tcase_add_test(tc, test_below);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(cgpath_suite());
+        return check_run(CHECK_SUITE_TABLE("cgpath", "cgpath", NULL, NULL, { test_verify, ELEMENTSOF(cases) },
+                                           { test_limits }, { test_name }, { test_spellings, ELEMENTSOF(spellings) },
+                                           { test_join }, { test_below }));
 }

@@ -128,29 +128,11 @@ const char *cfvalue_syntax(const char *file) {
 
 /* lib/cmdline.c memparse() on simple_strtoull(): no sign, wraps silently, base 0 */
 static unsigned long long memparse(const char *s, const char **ret_end) {
-        unsigned long long v = 0;
-        unsigned base = 10;
+        unsigned long long v;
+        unsigned base = 0;
 
-        if (s[0] == '0') {
-                if (tolower((unsigned char) s[1]) == 'x' && isxdigit((unsigned char) s[2])) {
-                        base = 16;
-                        s += 2;
-                } else
-                        base = 8;
-        }
-        for (;; s++) {
-                int c = tolower((unsigned char) *s);
-                unsigned d;
-                if (c >= '0' && c <= '9')
-                        d = (unsigned) (c - '0');
-                else if (c >= 'a' && c <= 'f')
-                        d = (unsigned) (c - 'a' + 10);
-                else
-                        break;
-                if (d >= base)
-                        break;
-                v = v * base + d;
-        }
+        s = kparse_integer_fixup_radix(s, &base);
+        s += kparse_integer(s, base, &v, NULL);
         switch (*s) {
         case 'E': case 'e':
                 v <<= 10;

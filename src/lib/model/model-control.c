@@ -208,6 +208,19 @@ void cg_finalize_control(ControlSave *s, int ret) {
         *s = (ControlSave) {};
 }
 
+/* the end of both control write handlers, as in cgroup_subtree_control_write(): apply, then finalize (restore on
+ * failure); decision (c): the apply error is the write's result */
+static int cg_apply_and_finalize(Hierarchy *h, ControlSave *save, Reason *reterr_reason) {
+        int r = cg_apply_control(h, save);
+
+        cg_finalize_control(save, r);
+        if (r == -EEXIST)
+                reason_set(reterr_reason, REASON_EXISTS);
+        else if (r == -EBUSY)
+                reason_set(reterr_reason, REASON_CHILD_USES_IT);
+        return r;
+}
+
 /*
  * kernel: the token loop of cgroup_subtree_control_write(). strstrip(), then
  * split at single spaces; every token is a prefix character and the name of
@@ -387,13 +400,7 @@ int cgroup_write_subtree_control(Hierarchy *h, Cgroup *c, const char *buf, Reaso
         c->subtree_control &= ~(bypass | disable);
         c->subtree_bypass |= bypass;
         c->subtree_bypass &= ~(enable | disable);
-        r = cg_apply_control(h, &save);
-        cg_finalize_control(&save, r);
-        if (r == -EEXIST)
-                reason_set(reterr_reason, REASON_EXISTS);
-        else if (r == -EBUSY)
-                reason_set(reterr_reason, REASON_CHILD_USES_IT);
-        return r;
+        return cg_apply_and_finalize(h, &save, reterr_reason);
 }
 
 int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *reterr_reason) {
@@ -443,14 +450,7 @@ int cgroup_write_controllers(Hierarchy *h, Cgroup *c, const char *buf, Reason *r
                 return r;
         c->enable_ss_mask |= enable;
         c->enable_ss_mask &= ~bypass;
-        r = cg_apply_control(h, &save);
-        cg_finalize_control(&save, r);
-        /* decision (c): the apply error is the write's result */
-        if (r == -EEXIST)
-                reason_set(reterr_reason, REASON_EXISTS);
-        else if (r == -EBUSY)
-                reason_set(reterr_reason, REASON_CHILD_USES_IT);
-        return r;
+        return cg_apply_and_finalize(h, &save, reterr_reason);
 }
 
 /* kernel: cgroup_max_descendants_write(), cgroup_max_depth_write() */

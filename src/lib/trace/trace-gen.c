@@ -225,19 +225,22 @@ static int gen_write(Gen *g, size_t i, const char *file, const char *content) {
         return gen_emit(g, line);
 }
 
+/* gen_write() of what @b holds (taken, even on failure) */
+static int gen_write_buf(Gen *g, size_t i, const char *file, StrBuf *b) {
+        _cleanup_free_ char *content = NULL;
+        int r = strbuf_steal(b, &content);
+
+        return r < 0 ? r : gen_write(g, i, file, content);
+}
+
 static int gen_line(Gen *g, const char *fmt, ...) _printf_(2, 3);
 static int gen_line(Gen *g, const char *fmt, ...) {
-        _cleanup_free_ char *line = NULL;
         va_list ap;
 
         va_start(ap, fmt);
-        int r = vasprintf(&line, fmt, ap);
+        _cleanup_free_ char *line = trace_vstrdupf(fmt, ap);
         va_end(ap);
-        if (r < 0) {
-                line = NULL;
-                return -ENOMEM;
-        }
-        return gen_emit(g, line);
+        return line ? gen_emit(g, line) : -ENOMEM;
 }
 
 /* ---- choosing targets ---- */
@@ -360,11 +363,7 @@ static int op_subtree_control(Gen *g) {
                         gen_stc_token(g, c, &b);
                 }
         }
-        _cleanup_free_ char *content = NULL;
-        int r = strbuf_steal(&b, &content);
-        if (r < 0)
-                return r;
-        return gen_write(g, (size_t) i, "cgroup.subtree_control", content);
+        return gen_write_buf(g, (size_t) i, "cgroup.subtree_control", &b);
 }
 
 static int op_controllers(Gen *g) {
@@ -382,11 +381,7 @@ static int op_controllers(Gen *g) {
                         gen_name_from(g, cgroup_get_bypassed(g->h, c)) : gen_random_name(g);
                 strbuf_printf(&b, "%s%c%s", k ? " " : "", p == 0 ? '+' : p == 1 ? '#' : '-', name);
         }
-        _cleanup_free_ char *content = NULL;
-        int r = strbuf_steal(&b, &content);
-        if (r < 0)
-                return r;
-        return gen_write(g, (size_t) i, "cgroup.controllers", content);
+        return gen_write_buf(g, (size_t) i, "cgroup.controllers", &b);
 }
 
 static int op_type(Gen *g) {

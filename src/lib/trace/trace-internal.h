@@ -7,6 +7,7 @@
  * operation at a time and reports its outcome.
  */
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -67,3 +68,4 @@ int trace_model_hierarchy_new(const TraceModelOptions *opts, Hierarchy **ret, ch
 
 /* malloc'ed printf, NULL on OOM */
 char *trace_strdupf(const char *fmt, ...) _printf_(1, 2);
+char *trace_vstrdupf(const char *fmt, va_list ap) _printf_(1, 0);

@@ -14,47 +14,33 @@
 #include "cgbypass/trace.h"
 #include "trace-internal.h"
 
-static const char *const op_names[_TRACE_OP_MAX] = {
-        [TRACE_MKDIR] = "mkdir",
-        [TRACE_RMDIR] = "rmdir",
-        [TRACE_WRITE] = "write",
-        [TRACE_READ] = "read",
-        [TRACE_EXISTS] = "exists",
-        [TRACE_SPAWN] = "spawn",
-        [TRACE_MOVE] = "move",
-        [TRACE_KILL] = "kill",
-        [TRACE_TREE] = "tree",
-};
-
-/* The fields after the operation name; write's CONTENT is extra. */
-static const char *const op_usage[_TRACE_OP_MAX] = {
-        [TRACE_MKDIR] = "PATH",
-        [TRACE_RMDIR] = "PATH",
-        [TRACE_WRITE] = "PATH FILE [CONTENT]",
-        [TRACE_READ] = "PATH FILE",
-        [TRACE_EXISTS] = "PATH FILE",
-        [TRACE_SPAWN] = "LABEL PATH",
-        [TRACE_MOVE] = "LABEL PATH",
-        [TRACE_KILL] = "LABEL",
-        [TRACE_TREE] = "CONTROLLER",
-};
-
-static const unsigned op_nfields[_TRACE_OP_MAX] = {
-        [TRACE_MKDIR] = 1,
-        [TRACE_RMDIR] = 1,
-        [TRACE_WRITE] = 2,
-        [TRACE_READ] = 2,
-        [TRACE_EXISTS] = 2,
-        [TRACE_SPAWN] = 2,
-        [TRACE_MOVE] = 2,
-        [TRACE_KILL] = 1,
-        [TRACE_TREE] = 1,
+/* Each operation: its name, the fields after it (write's CONTENT is extra) and how many are required. */
+static const struct {
+        const char *name;
+        const char *usage;
+        unsigned nfields;
+} op_info[_TRACE_OP_MAX] = {
+        [TRACE_MKDIR]  = { "mkdir",  "PATH",                1 },
+        [TRACE_RMDIR]  = { "rmdir",  "PATH",                1 },
+        [TRACE_WRITE]  = { "write",  "PATH FILE [CONTENT]", 2 },
+        [TRACE_READ]   = { "read",   "PATH FILE",           2 },
+        [TRACE_EXISTS] = { "exists", "PATH FILE",           2 },
+        [TRACE_SPAWN]  = { "spawn",  "LABEL PATH",          2 },
+        [TRACE_MOVE]   = { "move",   "LABEL PATH",          2 },
+        [TRACE_KILL]   = { "kill",   "LABEL",               1 },
+        [TRACE_TREE]   = { "tree",   "CONTROLLER",          1 },
 };
 
 const char *trace_op_type_to_string(TraceOpType t) {
         if (t < 0 || t >= _TRACE_OP_MAX)
                 return NULL;
-        return op_names[t];
+        return op_info[t].name;
+}
+
+char *trace_vstrdupf(const char *fmt, va_list ap) {
+        char *s;
+
+        return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
 }
 
 char *trace_strdupf(const char *fmt, ...) {
@@ -62,9 +48,9 @@ char *trace_strdupf(const char *fmt, ...) {
         char *s;
 
         va_start(ap, fmt);
-        int r = vasprintf(&s, fmt, ap);
+        s = trace_vstrdupf(fmt, ap);
         va_end(ap);
-        return r < 0 ? NULL : s;
+        return s;
 }
 
 static void trace_op_done(TraceOp *op) {
@@ -118,12 +104,10 @@ static int parser_fail(Parser *p, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
-        int r = vasprintf(&reason, fmt, ap);
+        reason = trace_vstrdupf(fmt, ap);
         va_end(ap);
-        if (r < 0) {
-                reason = NULL;
+        if (!reason)
                 return -ENOMEM;
-        }
         free(p->msg);
         p->msg = trace_strdupf("%s:%u: %s", p->name, p->line, reason);
         return p->msg ? -EBADMSG : -ENOMEM;
@@ -150,15 +134,15 @@ static int parse_op(Parser *p, const Trace *t, const char *s, TraceOp *op) {
 
         op->type = _TRACE_OP_INVALID;
         for (TraceOpType i = 0; i < _TRACE_OP_MAX; i++)
-                if (streq(opname, op_names[i]))
+                if (streq(opname, op_info[i].name))
                         op->type = i;
         if (op->type < 0)
                 return parser_fail(p, "unknown operation '%s'", opname);
 
-        unsigned want = op_nfields[op->type];
+        unsigned want = op_info[op->type].nfields;
         for (unsigned i = 0; i < want; i++) {
                 if (!rest) {
-                        r = parser_fail(p, "'%s' needs %s", opname, op_usage[op->type]);
+                        r = parser_fail(p, "'%s' needs %s", opname, op_info[op->type].usage);
                         goto fail;
                 }
                 n = strcspn(rest, " ");
@@ -182,7 +166,7 @@ static int parse_op(Parser *p, const Trace *t, const char *s, TraceOp *op) {
                         goto fail;
                 }
         } else if (rest) {
-                r = parser_fail(p, "'%s' takes %s, then nothing", opname, op_usage[op->type]);
+                r = parser_fail(p, "'%s' takes %s, then nothing", opname, op_info[op->type].usage);
                 goto fail;
         }
 

@@ -474,40 +474,45 @@ static char *strip_newline(char *s) {
         return s;
 }
 
+/* the next token at *@p, "name" (enabled) or "#name" (bypassed), blanks and newlines between them: false at
+ * the end; else *@tok and *@len, the name without its '#' in *@name and *@name_len, and *@p past it */
+static bool next_mask_token(const char **p, const char **tok, size_t *len, const char **name, size_t *name_len) {
+        *p += strspn(*p, " \n");
+        *len = strcspn(*p, " \n");
+        if (*len == 0)
+                return false;
+        *tok = *p;
+        *name = **p == '#' ? *p + 1 : *p;
+        *name_len = *len - (size_t) (*name - *p);
+        *p += *len;
+        return true;
+}
+
 /* the one write that turns DIR's subtree_control from @now back into @want */
 static char *subtree_control_restore_cmd(const char *now, const char *want) {
         StrBuf b = STRBUF_INIT;
         char *ret = NULL;
 
-        /* tokens are "name" (enabled) or "#name" (bypassed); compare whole tokens */
+        /* compare whole tokens */
         for (int pass = 0; pass < 2; pass++) {
-                const char *from = pass == 0 ? now : want, *other = pass == 0 ? want : now;
-                for (const char *s = from; *s;) {
-                        s += strspn(s, " \n");
-                        size_t n = strcspn(s, " \n");
-                        if (n == 0)
-                                break;
-                        const char *name = *s == '#' ? s + 1 : s;
-                        size_t nlen = n - (size_t) (name - s);
+                const char *from = pass == 0 ? now : want, *other = pass == 0 ? want : now, *tok, *name;
+                size_t n, nlen;
+
+                for (const char *s = from; next_mask_token(&s, &tok, &n, &name, &nlen);) {
+                        const char *ttok, *tname;
                         bool same = false, named = false;
-                        for (const char *t = other; *t;) {
-                                t += strspn(t, " \n");
-                                size_t m = strcspn(t, " \n");
-                                if (m == 0)
-                                        break;
-                                const char *tn = *t == '#' ? t + 1 : t;
-                                if ((size_t) (m - (size_t) (tn - t)) == nlen && strncmp(tn, name, nlen) == 0) {
+                        size_t m, tnlen;
+
+                        for (const char *t = other; next_mask_token(&t, &ttok, &m, &tname, &tnlen);)
+                                if (tnlen == nlen && strncmp(tname, name, nlen) == 0) {
                                         named = true;
-                                        same = m == n && strncmp(t, s, n) == 0;
+                                        same = m == n && strncmp(ttok, tok, n) == 0;
                                 }
-                                t += m;
-                        }
                         if (pass == 0 && !named)
                                 strbuf_printf(&b, "%s-%.*s", b.len ? " " : "", (int) nlen, name);
                         else if (pass == 1 && !same)
-                                strbuf_printf(&b, "%s%c%.*s", b.len ? " " : "", *s == '#' ? '#' : '+',
+                                strbuf_printf(&b, "%s%c%.*s", b.len ? " " : "", *tok == '#' ? '#' : '+',
                                               (int) nlen, name);
-                        s += n;
                 }
         }
         if (strbuf_steal(&b, &ret) < 0)

@@ -24,31 +24,33 @@ char *kstrstrip(char *s) {
         return s;
 }
 
-/* kernel: lib/kstrtox.c _kstrtoull() with _parse_integer() */
-static int parse_ull(const char *s, unsigned base, unsigned long long *ret) {
+const char *kparse_integer_fixup_radix(const char *s, unsigned *base) {
+        if (*base == 0) {
+                if (s[0] == '0') {
+                        if (tolower((unsigned char) s[1]) == 'x' && isxdigit((unsigned char) s[2]))
+                                *base = 16;
+                        else
+                                *base = 8;
+                } else
+                        *base = 10;
+        }
+        if (*base == 16 && s[0] == '0' && tolower((unsigned char) s[1]) == 'x')
+                s += 2;
+        return s;
+}
+
+size_t kparse_integer(const char *s, unsigned base, unsigned long long *ret, bool *ret_overflow) {
         unsigned long long v = 0;
         bool overflow = false;
         size_t n = 0;
 
-        if (base == 0) {
-                if (s[0] == '0') {
-                        if (tolower((unsigned char) s[1]) == 'x' && isxdigit((unsigned char) s[2])) {
-                                base = 16;
-                                s += 2;
-                        } else
-                                base = 8;
-                } else
-                        base = 10;
-        } else if (base == 16 && s[0] == '0' && tolower((unsigned char) s[1]) == 'x')
-                s += 2;
-
         for (;; s++, n++) {
-                unsigned c = (unsigned char) *s, d;
+                unsigned c = (unsigned char) tolower((unsigned char) *s), d;
 
                 if (c >= '0' && c <= '9')
                         d = c - '0';
-                else if (tolower((int) c) >= 'a' && tolower((int) c) <= 'f')
-                        d = (unsigned) (tolower((int) c) - 'a' + 10);
+                else if (c >= 'a' && c <= 'f')
+                        d = c - 'a' + 10;
                 else
                         break;
                 if (d >= base)
@@ -57,6 +59,21 @@ static int parse_ull(const char *s, unsigned base, unsigned long long *ret) {
                         overflow = true;
                 v = v * base + d;
         }
+        *ret = v;
+        if (ret_overflow)
+                *ret_overflow = overflow;
+        return n;
+}
+
+/* kernel: lib/kstrtox.c _kstrtoull() */
+static int parse_ull(const char *s, unsigned base, unsigned long long *ret) {
+        unsigned long long v;
+        bool overflow;
+        size_t n;
+
+        s = kparse_integer_fixup_radix(s, &base);
+        n = kparse_integer(s, base, &v, &overflow);
+        s += n;
         if (overflow)
                 return -ERANGE;
         if (n == 0)
