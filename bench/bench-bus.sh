@@ -46,6 +46,7 @@
 #   CGB_BENCH_STARTUP_RUNS [5] start-ups per figure in part 3
 #   CGB_BENCH_SCALE_ITERATIONS [200] timed calls per size in part 1c
 #   CGB_BENCH_SCALE_SIZES [100,10000,100000] managed cgroups in part 1c (the first is the reference)
+#   CGB_BENCH_SCALE_START_WAIT [600] seconds part 1c waits for each daemon to reach the bus
 #   CGB_BENCH_PARTS [request,scale,read,memory]
 #   CGB_BENCH_READ_OWNER_CGROUPS [12000] part 2b: cgroups the owner of G makes (0: no part 2b)
 #   CGB_BENCH_READ_BIG_ITERATIONS [READ_ITERATIONS] timed calls per client per read run in part 2b
@@ -72,6 +73,7 @@ STATE_ON=${CGB_BENCH_STATE:-disk}
 STARTUP_RUNS=${CGB_BENCH_STARTUP_RUNS:-5}
 SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-200}
 SCALE_SIZES=${CGB_BENCH_SCALE_SIZES:-100,10000,100000}
+SCALE_START_WAIT=${CGB_BENCH_SCALE_START_WAIT:-600}
 PARTS=${CGB_BENCH_PARTS:-request,scale,read,memory}
 READ_OWNER_CGROUPS=${CGB_BENCH_READ_OWNER_CGROUPS:-12000}
 READ_BIG_ITER=${CGB_BENCH_READ_BIG_ITERATIONS:-$READ_ITER}
@@ -368,8 +370,15 @@ scale_run() {
 	user = $alice
 	controllers = $X
 	CONF
-	bus_env_start_daemon --config "$D/cs-$tag.conf" --config-dir "$D/none" --cgroup-root "$FS/sim-scale-$tag" \
-		--state-directory "$(state_dir "scale-$tag")" || die "cgbypassd did not start with $n cgroups"
+	# bus_env_start_daemon waits 30 s; the sim makes 100,002 cgroups' files first, which takes longer here
+	"$BUS_ENV_CGBYPASSD" --bus system --config "$D/cs-$tag.conf" --config-dir "$D/none" \
+		--cgroup-root "$FS/sim-scale-$tag" --state-directory "$(state_dir "scale-$tag")" >>"$BUS_ENV_DAEMON_LOG" 2>&1 &
+	BUS_ENV_DAEMON_PID=$!
+	BUS_ENV_DAEMON_STATUS=
+	bus_env_wait_for "$SCALE_START_WAIT" bus_env_has_name org.cgbypass1 || {
+		bus_env_stop_daemon KILL
+		die "cgbypassd did not start with $n cgroups within $SCALE_START_WAIT s"
+	}
 	owner_call SetSubtreeControl ss /srv/alice "#$X" >/dev/null || die "the owner's SetSubtreeControl failed"
 	bus_env_as "$alice" mkdir "$FS/sim-scale-$tag/srv/alice/c0" || die "mkdir c0"
 	out=$(with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" \
