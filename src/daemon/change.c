@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* One authorized request: vet it on a copy, record it over the desired state, plan, apply, save. */
+/* One authorized request: vet it on a copy of its subtree, record it over the desired state, plan, apply, save. */
 #include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "manager.h"
@@ -18,7 +18,13 @@ static int vet_write(const Hierarchy *h, const ChangeRequest *req, Reason *ret_r
         int r;
 
         *ret_controller = _CONTROLLER_INVALID;
-        r = hierarchy_clone(h, &copy);
+        r = hierarchy_lookup(h, req->cgroup, &c);
+        if (r < 0) {
+                *ret_reason = REASON_NO_SUCH_CGROUP;
+                return r;
+        }
+        /* the write sees the cgroup's ancestors and subtree: a copy of those is enough */
+        r = hierarchy_clone_scope(h, c, &copy);
         if (r < 0)
                 return r;
         r = hierarchy_lookup(copy, req->cgroup, &c);
@@ -78,7 +84,7 @@ static int plan_subtree(Manager *m, const char *cgroup, ClientChanges *changes, 
                 for (size_t i = n_gone; i-- > 0;)
                         client_changes_remove(changes, gone[i]);
         }
-        r = policy_plan(h, subset.items, subset.n, ret, pe);
+        r = policy_plan_scope(h, cgroup, subset.items, subset.n, ret, pe);
         desired_set_done(&subset);
         return r;
 }
