@@ -47,6 +47,8 @@
 #   CGB_BENCH_SCALE_ITERATIONS [200] timed calls per size in part 1c
 #   CGB_BENCH_SCALE_SIZES [100,10000,100000] managed cgroups in part 1c (the first is the reference)
 #   CGB_BENCH_SCALE_START_WAIT [600] seconds part 1c waits for each daemon to reach the bus
+#   CGB_BENCH_SCALE_FS [disk]  where part 1c's sim directories are: disk (below /tmp, every size) or
+#                              tmpfs (the 4 GB one of part 1; too small for 100,002 cgroups)
 #   CGB_BENCH_PARTS [request,scale,read,memory]
 #   CGB_BENCH_READ_OWNER_CGROUPS [12000] part 2b: cgroups the owner of G makes (0: no part 2b)
 #   CGB_BENCH_READ_BIG_ITERATIONS [READ_ITERATIONS] timed calls per client per read run in part 2b
@@ -74,6 +76,7 @@ STARTUP_RUNS=${CGB_BENCH_STARTUP_RUNS:-5}
 SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-200}
 SCALE_SIZES=${CGB_BENCH_SCALE_SIZES:-100,10000,100000}
 SCALE_START_WAIT=${CGB_BENCH_SCALE_START_WAIT:-600}
+SCALE_ON=${CGB_BENCH_SCALE_FS:-disk}
 PARTS=${CGB_BENCH_PARTS:-request,scale,read,memory}
 READ_OWNER_CGROUPS=${CGB_BENCH_READ_OWNER_CGROUPS:-12000}
 READ_BIG_ITER=${CGB_BENCH_READ_BIG_ITERATIONS:-$READ_ITER}
@@ -372,23 +375,33 @@ scale_run() {
 	CONF
 	# bus_env_start_daemon waits 30 s; the sim makes 100,002 cgroups' files first, which takes longer here
 	"$BUS_ENV_CGBYPASSD" --bus system --config "$D/cs-$tag.conf" --config-dir "$D/none" \
-		--cgroup-root "$FS/sim-scale-$tag" --state-directory "$(state_dir "scale-$tag")" >>"$BUS_ENV_DAEMON_LOG" 2>&1 &
+		--cgroup-root "$SCALE_FS/sim-scale-$tag" --state-directory "$(state_dir "scale-$tag")" \
+		>>"$BUS_ENV_DAEMON_LOG" 2>&1 &
 	BUS_ENV_DAEMON_PID=$!
 	BUS_ENV_DAEMON_STATUS=
-	bus_env_wait_for "$SCALE_START_WAIT" bus_env_has_name org.cgbypass1 || {
+	bus_env_wait_for "$SCALE_START_WAIT" scale_started || {
+		tail -3 "$BUS_ENV_DAEMON_LOG" | sed 's/^/#   /' >&2
 		bus_env_stop_daemon KILL
 		die "cgbypassd did not start with $n cgroups within $SCALE_START_WAIT s"
 	}
+	if ! kill -0 "$BUS_ENV_DAEMON_PID" 2>/dev/null; then
+		tail -3 "$BUS_ENV_DAEMON_LOG" | sed 's/^/#   /' >&2
+		die "cgbypassd exited while starting with $n cgroups"
+	fi
 	owner_call SetSubtreeControl ss /srv/alice "#$X" >/dev/null || die "the owner's SetSubtreeControl failed"
-	bus_env_as "$alice" mkdir "$FS/sim-scale-$tag/srv/alice/c0" || die "mkdir c0"
+	bus_env_as "$alice" mkdir "$SCALE_FS/sim-scale-$tag/srv/alice/c0" || die "mkdir c0"
 	out=$(with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" \
 		--cgroup-fmt '/srv/alice/c%u' --warmup 20 --iterations "$SCALE_ITER") || die "the $n-cgroup run failed"
 	bus_env_stop_daemon
-	rm -rf "${FS:?}/sim-scale-$tag" "$(state_dir "scale-$tag")"
+	rm -rf "${SCALE_FS:?}/sim-scale-$tag" "$(state_dir "scale-$tag")"
 	printf '%s\n' "$out"
 }
+# the name is there, or the daemon is gone (a failed start): stop waiting either way
+scale_started() { bus_env_has_name org.cgbypass1 || ! kill -0 "$BUS_ENV_DAEMON_PID" 2>/dev/null; }
 if has_part scale; then
 	IFS=, read -r -a sizes <<<"$SCALE_SIZES"
+	# the sim renders ~24 files per cgroup: 2.4 million at 100,002, more than the 4 GB tmpfs holds
+	if [ "$SCALE_ON" = tmpfs ]; then SCALE_FS=$FS; else SCALE_FS=$D/scale-fs; mkdir -p "$SCALE_FS"; fi
 	say "# 1c. request path with ${SCALE_SIZES//,/, } managed cgroups: $SCALE_ITER calls each, one client," \
 		"cgbypassd only; ${sizes[0]} before and after the others"
 	ref1=$(scale_run "${sizes[0]}" ref1) || die "scale run failed"
