@@ -47,6 +47,7 @@
 #   CGB_BENCH_SCALE_ITERATIONS [200] timed calls per size in part 1c
 #   CGB_BENCH_SCALE_SIZES [100,10000,100000] managed cgroups in part 1c (the first is the reference)
 #   CGB_BENCH_SCALE_START_WAIT [600] seconds part 1c waits for each daemon to reach the bus
+#   CGB_BENCH_PERF_DIR         part 1c: perf record --call-graph dwarf of the daemon's request loop there
 #   CGB_BENCH_SCALE_FS [disk]  where part 1c's sim directories are: disk (below /tmp, every size) or
 #                              tmpfs (the 4 GB one of part 1; too small for 100,002 cgroups)
 #   CGB_BENCH_PARTS [request,scale,read,memory]
@@ -390,8 +391,20 @@ scale_run() {
 	fi
 	owner_call SetSubtreeControl ss /srv/alice "#$X" >/dev/null || die "the owner's SetSubtreeControl failed"
 	bus_env_as "$alice" mkdir "$SCALE_FS/sim-scale-$tag/srv/alice/c0" || die "mkdir c0"
+	local perf_pid=
+	if [ -n "${CGB_BENCH_PERF_DIR:-}" ]; then
+		# the request loop only, not the start-up: perf.data-N-TAG for perf report
+		perf record -q -F 999 --call-graph dwarf,16384 -p "$BUS_ENV_DAEMON_PID" \
+			-o "$CGB_BENCH_PERF_DIR/perf.data-$n-$tag" 2>/dev/null &
+		perf_pid=$!
+		sleep 1
+	fi
 	out=$(with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" \
 		--cgroup-fmt '/srv/alice/c%u' --warmup 20 --iterations "$SCALE_ITER") || die "the $n-cgroup run failed"
+	if [ -n "$perf_pid" ]; then
+		kill -INT "$perf_pid"
+		wait "$perf_pid"
+	fi
 	bus_env_stop_daemon
 	rm -rf "${SCALE_FS:?}/sim-scale-$tag" "$(state_dir "scale-$tag")"
 	printf '%s\n' "$out"
