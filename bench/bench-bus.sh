@@ -47,7 +47,8 @@
 #   CGB_BENCH_SCALE_ITERATIONS [200] timed calls per size in part 1c
 #   CGB_BENCH_SCALE_SIZES [100,10000,100000] managed cgroups in part 1c (the first is the reference)
 #   CGB_BENCH_SCALE_START_WAIT [600] seconds part 1c waits for each daemon to reach the bus
-#   CGB_BENCH_PERF_DIR         part 1c: perf record --call-graph dwarf of the daemon's request loop there
+#   CGB_BENCH_PERF_DIR         perf record --call-graph dwarf of the daemon there: parts 1a, 1b (all
+#                              rounds) and each run of 1c (a profile, not a measurement)
 #   CGB_BENCH_SCALE_FS [disk]  where part 1c's sim directories are: disk (below /tmp, every size) or
 #                              tmpfs (the 4 GB one of part 1; too small for 100,002 cgroups)
 #   CGB_BENCH_PARTS [request,scale,read,memory]
@@ -230,6 +231,22 @@ cpu_rows() {
 			"$(ratio "$(med_of "cpu_${k}_us" "${RES_B[@]}")" "$(med_of "cpu_${k}_us" "${RES_A[@]}")")" ""
 	done
 }
+# perf_start NAME, perf_stop: with CGB_BENCH_PERF_DIR, perf record --call-graph dwarf of the daemon in
+# between, to perf.data-NAME there (the daemon's CPU figures of that run are then perf's too)
+PERF_PID=
+perf_start() {
+	[ -n "${CGB_BENCH_PERF_DIR:-}" ] || return 0
+	perf record -q -F 999 --call-graph dwarf,16384 -p "$BUS_ENV_DAEMON_PID" \
+		-o "$CGB_BENCH_PERF_DIR/perf.data-$1" 2>/dev/null &
+	PERF_PID=$!
+	sleep 1
+}
+perf_stop() {
+	[ -n "$PERF_PID" ] || return 0
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID"
+	PERF_PID=
+}
 FIGURES=()
 # figure NAME VALUE TARGET OP LIMIT: a line "figure: NAME = VALUE (target: TARGET) ok|MISSED"
 figure() {
@@ -318,7 +335,9 @@ if has_part request; then
 		--warmup "$WARMUP" --iterations "$ITER"; }
 	req1_daemon() { with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" --cgroup-fmt '/srv/alice/c%u' \
 		--warmup "$WARMUP" --iterations "$ITER"; }
+	perf_start 1a
 	interleave req1_base req1_daemon || die "request runs failed"
+	perf_stop
 	printf '#   baseline: %s\n' "${RES_A[@]}"
 	printf '#   cgbypassd: %s\n' "${RES_B[@]}"
 	b50=$(med_of p50_us "${RES_A[@]}") d50=$(med_of p50_us "${RES_B[@]}")
@@ -340,7 +359,9 @@ if has_part request; then
 		--clients "$CLIENTS" --warmup 20 --duration "$DURATION"; }
 	reqn_daemon() { with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" --cgroup-fmt '/srv/alice/c%u' \
 		--clients "$CLIENTS" --warmup 20 --duration "$DURATION"; }
+	perf_start 1b
 	interleave reqn_base reqn_daemon || die "concurrent request runs failed"
+	perf_stop
 	printf '#   baseline: %s\n' "${RES_A[@]}"
 	printf '#   cgbypassd: %s\n' "${RES_B[@]}"
 	bt=$(med_of calls_per_s "${RES_A[@]}") dt=$(med_of calls_per_s "${RES_B[@]}")
@@ -391,20 +412,10 @@ scale_run() {
 	fi
 	owner_call SetSubtreeControl ss /srv/alice "#$X" >/dev/null || die "the owner's SetSubtreeControl failed"
 	bus_env_as "$alice" mkdir "$SCALE_FS/sim-scale-$tag/srv/alice/c0" || die "mkdir c0"
-	local perf_pid=
-	if [ -n "${CGB_BENCH_PERF_DIR:-}" ]; then
-		# the request loop only, not the start-up: perf.data-N-TAG for perf report
-		perf record -q -F 999 --call-graph dwarf,16384 -p "$BUS_ENV_DAEMON_PID" \
-			-o "$CGB_BENCH_PERF_DIR/perf.data-$n-$tag" 2>/dev/null &
-		perf_pid=$!
-		sleep 1
-	fi
+	perf_start "$n-$tag"
 	out=$(with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" \
 		--cgroup-fmt '/srv/alice/c%u' --warmup 20 --iterations "$SCALE_ITER") || die "the $n-cgroup run failed"
-	if [ -n "$perf_pid" ]; then
-		kill -INT "$perf_pid"
-		wait "$perf_pid"
-	fi
+	perf_stop
 	bus_env_stop_daemon
 	rm -rf "${SCALE_FS:?}/sim-scale-$tag" "$(state_dir "scale-$tag")"
 	printf '%s\n' "$out"
