@@ -128,6 +128,13 @@ int policy_plan_scope(const Hierarchy *current, const char *scope, const Desired
  */
 int plan_execute_model(const Plan *p, Hierarchy *h, size_t *reterr_index, Reason *reterr_reason);
 
+/*
+ * Whether running @p can make interface files appear: a mkdir, or a '+' in a
+ * write of cgroup.subtree_control or cgroup.controllers (a '#' or '-' only
+ * takes files away); any other write counts as one that may.
+ */
+bool plan_may_add_files(const Plan *p);
+
 /* Print the plan in the trace format (mkdir/write lines). */
 void plan_print(const Plan *p, FILE *f);
 

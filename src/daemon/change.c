@@ -240,8 +240,8 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         PolicyErrors pe = {};
         ApplyFailure f = {};
         Reason reason = REASON_NONE;
-        bool had, changed = false;
-        size_t n_ops;
+        const DelegateSpec *d;
+        bool had, changed = false, hand_over;
         Controller which;
         Snapshot before_signals;
         Cgroup *c;
@@ -295,7 +295,9 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         }
 
         /* the backend's own state (a sim's later); the client change goes to the journal */
-        n_ops = p->n_ops;
+        /* inside a delegation, only files that appear need an owner; at its root, hand_over() checks the root's too */
+        d = config_find_delegation(m->config, req->cgroup);
+        hand_over = p->n_ops > 0 && (plan_may_add_files(p) || !d || streq(d->path, req->cgroup));
         r = manager_save_backend(m);
         if (r >= 0)
                 r = commit_later(m, req->cgroup, p, &before, had, done && m->event ? done : done_now,
@@ -310,7 +312,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         changed = false;        /* the commit owns the way back now */
         TAKE_PTR(p);
         /* files the writes made appear below a delegation root are the owner's */
-        if (n_ops > 0)
+        if (hand_over)
                 (void) ownership_sync(m, req->cgroup);
         if (done && m->event) {
                 r = 1;

@@ -398,11 +398,35 @@ START_TEST(test_random_plans) {
 }
 END_TEST
 
+START_TEST(test_plan_may_add_files) {
+        PlanOp ops[] = {
+                { .type = PLAN_OP_WRITE, .path = (char *) "a", .file = (char *) "cgroup.controllers", .value = (char *) "#cpu" },
+                { .type = PLAN_OP_WRITE, .path = (char *) "a", .file = (char *) "cgroup.subtree_control",
+                  .value = (char *) "-memory #io" },
+                { .type = PLAN_OP_WRITE, .path = (char *) "a", .file = (char *) "cgroup.subtree_control",
+                  .value = (char *) "#io +pids" },
+                { .type = PLAN_OP_MKDIR, .path = (char *) "a/b" },
+                { .type = PLAN_OP_WRITE, .path = (char *) "a", .file = (char *) "cpu.weight", .value = (char *) "50" },
+        };
+        Plan p = { .ops = ops };
+
+        ck_assert(!plan_may_add_files(&p));     /* empty */
+        p.n_ops = 2;
+        ck_assert(!plan_may_add_files(&p));     /* only takes away */
+        for (size_t i = 2; i < ELEMENTSOF(ops); i++) {
+                p.ops = &ops[i];
+                p.n_ops = 1;
+                ck_assert(plan_may_add_files(&p));
+        }
+}
+END_TEST
+
 static Suite *policy_suite(void) {
         return CHECK_SUITE("policy", "plan", setup, teardown, test_doc_example_from_scratch,
                            test_in_sync_plan_is_empty, test_switch_bypass_to_enable_rebuilds_below,
                            test_unmanaged_user_blocks_change, test_refusals_name_reason_and_line,
-                           test_bad_descriptions, test_undo_restores_each_step, test_drift, test_random_plans);
+                           test_bad_descriptions, test_undo_restores_each_step, test_drift, test_random_plans,
+                           test_plan_may_add_files);
 }
 
 int main(void) {

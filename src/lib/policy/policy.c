@@ -722,6 +722,18 @@ int plan_execute_model(const Plan *p, Hierarchy *h, size_t *reterr_index, Reason
         return 0;
 }
 
+bool plan_may_add_files(const Plan *p) {
+        for (size_t i = 0; i < p->n_ops; i++) {
+                const PlanOp *op = &p->ops[i];
+
+                if (op->type != PLAN_OP_WRITE || !op->value ||
+                    !(streq(op->file, "cgroup.subtree_control") || streq(op->file, "cgroup.controllers")) ||
+                    strchr(op->value, '+'))
+                        return true;
+        }
+        return false;
+}
+
 void plan_print(const Plan *p, FILE *f) {
         for (size_t i = 0; i < p->n_ops; i++) {
                 const PlanOp *op = &p->ops[i];
