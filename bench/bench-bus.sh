@@ -49,8 +49,9 @@
 #   CGB_BENCH_SCALE_START_WAIT [600] seconds part 1c waits for each daemon to reach the bus
 #   CGB_BENCH_PERF_DIR         perf record --call-graph dwarf of the daemon there: parts 1a, 1b (all
 #                              rounds) and each run of 1c (a profile, not a measurement)
-#   CGB_BENCH_SCALE_FS [disk]  where part 1c's sim directories are: disk (below /tmp, every size) or
-#                              tmpfs (the 4 GB one of part 1; too small for 100,002 cgroups)
+#   CGB_BENCH_SCALE_FS [tmpfs] where part 1c's sim directories are: tmpfs (the 4 GB one of part 1, too
+#                              small for 100,002 cgroups: ~24 files each) or disk (below /tmp, every
+#                              size; making and removing 2.4 million files there takes many minutes)
 #   CGB_BENCH_PARTS [request,scale,read,memory]
 #   CGB_BENCH_READ_OWNER_CGROUPS [12000] part 2b: cgroups the owner of G makes (0: no part 2b)
 #   CGB_BENCH_READ_BIG_ITERATIONS [READ_ITERATIONS] timed calls per client per read run in part 2b
@@ -78,7 +79,7 @@ STARTUP_RUNS=${CGB_BENCH_STARTUP_RUNS:-5}
 SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-200}
 SCALE_SIZES=${CGB_BENCH_SCALE_SIZES:-100,10000,100000}
 SCALE_START_WAIT=${CGB_BENCH_SCALE_START_WAIT:-600}
-SCALE_ON=${CGB_BENCH_SCALE_FS:-disk}
+SCALE_ON=${CGB_BENCH_SCALE_FS:-tmpfs}
 PARTS=${CGB_BENCH_PARTS:-request,scale,read,memory}
 READ_OWNER_CGROUPS=${CGB_BENCH_READ_OWNER_CGROUPS:-12000}
 READ_BIG_ITER=${CGB_BENCH_READ_BIG_ITERATIONS:-$READ_ITER}
@@ -424,7 +425,6 @@ scale_run() {
 scale_started() { bus_env_has_name org.cgbypass1 || ! kill -0 "$BUS_ENV_DAEMON_PID" 2>/dev/null; }
 if has_part scale; then
 	IFS=, read -r -a sizes <<<"$SCALE_SIZES"
-	# the sim renders ~24 files per cgroup: 2.4 million at 100,002, more than the 4 GB tmpfs holds
 	if [ "$SCALE_ON" = tmpfs ]; then SCALE_FS=$FS; else SCALE_FS=$D/scale-fs; mkdir -p "$SCALE_FS"; fi
 	say "# 1c. request path with ${SCALE_SIZES//,/, } managed cgroups: $SCALE_ITER calls each, one client," \
 		"cgbypassd only; ${sizes[0]} before and after the others"
