@@ -34,7 +34,7 @@ ALLOWED = {
     ('src/daemon/client-changes.c', 'fopen', 'path'): 'the client changes, in the state directory',
     ('src/daemon/change-journal.c', 'fopen', 'path'): 'the journal of client changes, in the state directory',
     ('src/daemon/change-journal.c', 'open', 'path'): 'a commit to the journal of client changes, by name',
-    ('src/daemon/change-journal.c', 'open', 'dir'): 'the fsync of the state directory after the journal is made',
+    ('src/daemon/change-journal.c', 'open', 'j->dir'): 'the fsync of the state directory after the journal is made',
     ('src/daemon/runtime-delegations.c', 'fopen', 'where'): 'the run-time delegations, in the state directory',
     ('src/lib/config/config.c', 'fopen', 'path'): 'a configuration file',
     ('src/lib/config/config.c', 'opendir', 'dir'): 'a configuration directory (conf.d)',
