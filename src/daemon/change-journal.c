@@ -3,9 +3,7 @@
 #include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,24 +22,9 @@ static uint64_t fnv1a(const char *s, size_t n) {
 }
 
 void change_journal_done(ChangeJournal *j) {
-        (void) change_journal_wait(j);
-        if (j->started) {
-                pthread_mutex_lock(&j->lock);
-                j->quit = true;
-                pthread_cond_broadcast(&j->cond);
-                pthread_mutex_unlock(&j->lock);
-                pthread_join(j->thread, NULL);
-                (void) close(j->done_fd);
-                j->started = false;
-                j->quit = false;
-        }
         free(j->dir);
-        j->dir = NULL;
         strbuf_done(&j->batch);
-        strbuf_done(&j->flight);
-        j->seq = j->size = 0;
-        j->dir_synced = false;
-        j->n_batch = j->n_flight = 0;
+        *j = (ChangeJournal) {};
 }
 
 static char *journal_path(const ChangeJournal *j) {
@@ -84,194 +67,67 @@ static int write_all_at(int fd, const char *s, size_t n, uint64_t off) {
         return 0;
 }
 
-/* The batch padded to the next block boundary with a '#', spaces and a newline. Return: 0 or -ENOMEM. */
-static int pad_batch(StrBuf *b) {
-        size_t pad = CHANGE_JOURNAL_BLOCK - b->len % CHANGE_JOURNAL_BLOCK;
-
-        if (pad < 2)
-                pad += CHANGE_JOURNAL_BLOCK;
-        strbuf_putc(b, '#');
-        for (size_t i = 2; i < pad; i++)
-                strbuf_putc(b, ' ');
-        strbuf_putc(b, '\n');
-        return b->oom ? -ENOMEM : 0;
-}
-
-/*
- * @s (whole padded commits) at @size of the journal in @dir, durable. Touches
- * nothing of the ChangeJournal: the worker thread runs it while the event
- * loop goes on. On failure the file is cut back to @size.
- */
-static int write_commit(const char *dir, uint64_t size, bool dir_synced, const char *s, size_t len) {
+int change_journal_commit(ChangeJournal *j) {
         _cleanup_free_ char *path = NULL;
         _cleanup_close_ int fd = -1;
+        size_t pad;
         struct stat st;
         int r;
 
-        if (asprintf(&path, "%s/%s", dir, CHANGE_JOURNAL_FILE_NAME) < 0)
-                return -ENOMEM;
+        if (j->n_batch == 0)
+                return 0;
+        /* to the next block boundary: a '#', spaces, a newline */
+        pad = CHANGE_JOURNAL_BLOCK - j->batch.len % CHANGE_JOURNAL_BLOCK;
+        if (pad < 2)
+                pad += CHANGE_JOURNAL_BLOCK;
+        strbuf_putc(&j->batch, '#');
+        for (size_t i = 2; i < pad; i++)
+                strbuf_putc(&j->batch, ' ');
+        strbuf_putc(&j->batch, '\n');
+        path = journal_path(j);
+        if (!path || j->batch.oom) {
+                r = -ENOMEM;
+                goto drop;
+        }
         /* by name each time: a state directory made read-only since refuses here */
         fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
+        if (fd < 0) {
+                r = -errno;
+                goto drop;
+        }
         /* what a crash or a failed commit left after the last complete commit goes */
-        if (fstat(fd, &st) < 0 || ((uint64_t) st.st_size != size && ftruncate(fd, (off_t) size) < 0))
-                return -errno;
-        r = write_all_at(fd, s, len, size);
+        if (fstat(fd, &st) < 0 || ((uint64_t) st.st_size != j->size && ftruncate(fd, (off_t) j->size) < 0)) {
+                r = -errno;
+                goto drop;
+        }
+        r = write_all_at(fd, j->batch.s, j->batch.len, j->size);
         if (r >= 0 && fdatasync(fd) < 0)
                 r = -errno;
-        if (r >= 0 && !dir_synced) {
+        if (r >= 0 && !j->dir_synced) {
                 /* a journal made since the last snapshot: its name must survive a crash too */
-                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                _cleanup_close_ int dfd = open(j->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (dfd < 0 || fsync(dfd) < 0)
                         r = -errno;
         }
-        if (r < 0)
-                (void) ftruncate(fd, (off_t) size);
-        return r;
-}
-
-/* The end of a commit, in the caller's thread: the committed length moves on. */
-static int commit_done(ChangeJournal *j, int r, size_t len) {
-        if (r < 0)
-                return r;
+        if (r < 0) {
+                (void) ftruncate(fd, (off_t) j->size);
+                goto drop;
+        }
         j->dir_synced = true;
-        j->size += len;
-        return 0;
-}
-
-int change_journal_commit(ChangeJournal *j) {
-        int r;
-
-        r = change_journal_wait(j);
-        if (r < 0) {
-                change_journal_drop(j);  /* planned over the commit that failed: it goes too */
-                return r;
-        }
-        if (j->n_batch == 0)
-                return 0;
-        r = pad_batch(&j->batch);
-        if (r >= 0)
-                r = commit_done(j, write_commit(j->dir, j->size, j->dir_synced, j->batch.s, j->batch.len),
-                                j->batch.len);
+        j->size += j->batch.len;
+        r = 0;
+drop:
         strbuf_truncate(&j->batch, 0);
         j->batch.oom = false;
         j->n_batch = 0;
         return r;
-}
-
-/* ---- the worker: a commit's write and fdatasync() off the event loop ---- */
-
-static void *worker(void *userdata) {
-        ChangeJournal *j = userdata;
-        const uint64_t one = 1;
-
-        pthread_mutex_lock(&j->lock);
-        for (;;) {
-                while (!j->quit && !(j->busy && !j->written))
-                        pthread_cond_wait(&j->cond, &j->lock);
-                if (j->quit)
-                        break;
-                /* the flight's fields stay the worker's until it says written */
-                const char *dir = j->dir;
-                uint64_t size = j->size;
-                bool dir_synced = j->dir_synced;
-                pthread_mutex_unlock(&j->lock);
-                int r = write_commit(dir, size, dir_synced, j->flight.s, j->flight.len);
-                pthread_mutex_lock(&j->lock);
-                j->flight_result = r;
-                j->written = true;
-                pthread_cond_broadcast(&j->cond);
-                (void) !write(j->done_fd, &one, sizeof(one));
-        }
-        pthread_mutex_unlock(&j->lock);
-        return NULL;
-}
-
-int change_journal_start(ChangeJournal *j) {
-        StrBuf t;
-        size_t len;
-        int r;
-
-        assert(!j->busy);
-        if (j->n_batch == 0)
-                return 0;
-        if (!j->started) {
-                j->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-                if (j->done_fd < 0)
-                        return -errno;
-                r = -pthread_create(&j->thread, NULL, worker, j);
-                if (r < 0) {
-                        (void) close(j->done_fd);
-                        return r;
-                }
-                j->started = true;
-        }
-        len = j->batch.len;
-        r = pad_batch(&j->batch);
-        if (r < 0) {
-                strbuf_truncate(&j->batch, len);
-                j->batch.oom = false;
-                return r;
-        }
-        /* the batch flies; the next one starts empty (in the buffer the last flight used) */
-        t = j->flight;
-        j->flight = j->batch;
-        j->batch = t;
-        strbuf_truncate(&j->batch, 0);
-        j->n_flight = j->n_batch;
-        j->n_batch = 0;
-        pthread_mutex_lock(&j->lock);
-        j->busy = true;
-        j->written = false;
-        pthread_cond_broadcast(&j->cond);
-        pthread_mutex_unlock(&j->lock);
-        return 1;
-}
-
-int change_journal_finish(ChangeJournal *j) {
-        uint64_t n;
-        bool written;
-        int r;
-
-        if (!j->busy)
-                return 0;
-        pthread_mutex_lock(&j->lock);
-        written = j->written;
-        pthread_mutex_unlock(&j->lock);
-        if (!written)
-                return -EAGAIN;
-        (void) !read(j->done_fd, &n, sizeof(n));
-        r = commit_done(j, j->flight_result, j->flight.len);
-        pthread_mutex_lock(&j->lock);
-        j->busy = false;
-        pthread_mutex_unlock(&j->lock);
-        j->n_flight = 0;
-        strbuf_truncate(&j->flight, 0);
-        return r;
-}
-
-int change_journal_wait(ChangeJournal *j) {
-        if (!j->busy)
-                return 0;
-        pthread_mutex_lock(&j->lock);
-        while (!j->written)
-                pthread_cond_wait(&j->cond, &j->lock);
-        pthread_mutex_unlock(&j->lock);
-        return change_journal_finish(j);
-}
-
-void change_journal_drop(ChangeJournal *j) {
-        strbuf_truncate(&j->batch, 0);
-        j->batch.oom = false;
-        j->n_batch = 0;
 }
 
 int change_journal_snapshot(ChangeJournal *j, const ClientChanges *c) {
         _cleanup_free_ char *path = journal_path(j);
         int r;
 
-        assert(j->n_batch == 0 && !j->busy);
+        assert(j->n_batch == 0);
         if (!path)
                 return -ENOMEM;
         r = client_changes_save_seq(j->dir, c, j->seq);

@@ -27,7 +27,6 @@
  * leaves records the snapshot already has, which recovery skips.
  */
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,31 +37,13 @@
 #define CHANGE_JOURNAL_BLOCK            4096
 #define CHANGE_JOURNAL_COMPACT_SIZE     (1024 * 1024)   /* 256 commits at least */
 
-/*
- * A commit runs either in the caller's thread (change_journal_commit()) or in
- * a worker thread (change_journal_start()), so that the event loop plans and
- * applies the next requests, and asks polkit about them, while the disk
- * flushes; those requests' records form the next batch. One commit is in
- * flight at a time. Zero-initialized is the initial state.
- */
 typedef struct ChangeJournal {
         char *dir;
-        uint64_t seq;           /* the last record's number, committed, in flight or in @batch */
+        uint64_t seq;           /* the last record's number, committed or in @batch */
         uint64_t size;          /* the journal file's committed length: whole commits */
         bool dir_synced;        /* the journal's directory entry is durable */
         StrBuf batch;           /* records for the next commit */
         size_t n_batch;
-
-        StrBuf flight;          /* the commit in flight (padded), the worker's until @written */
-        size_t n_flight;
-        bool busy;              /* a commit is in flight */
-        bool started;           /* the worker and @done_fd exist */
-        int done_fd;            /* eventfd: readable once the flight is written (or failed) */
-        pthread_t thread;
-        pthread_mutex_t lock;   /* @written, @flight_result, @quit, @busy as the worker sees them */
-        pthread_cond_t cond;
-        bool written, quit;
-        int flight_result;
 } ChangeJournal;
 
 void change_journal_done(ChangeJournal *j);
@@ -81,8 +62,6 @@ int change_journal_add(ChangeJournal *j, const ClientChange *x);
 
 /**
  * change_journal_commit() - append the queued records, fdatasync()
- * A commit in flight is waited for first; if it failed, the queued records
- * (planned over it) are dropped and its error returned.
  *
  * On failure the queued records are dropped and the file is cut back to its
  * committed length. Return: 0 or -errno.
@@ -90,27 +69,9 @@ int change_journal_add(ChangeJournal *j, const ClientChange *x);
 int change_journal_commit(ChangeJournal *j);
 
 /**
- * change_journal_start() - the queued records to the worker thread
- * Nothing may be in flight. When j->done_fd becomes readable, call
- * change_journal_finish(). Return: 1 (in flight), 0 (nothing queued), or
- * -errno (nothing in flight, the queued records kept: commit them in this
- * thread).
- */
-int change_journal_start(ChangeJournal *j);
-
-/* The flight's outcome: 0 (durable; nothing in flight either), -errno, or -EAGAIN (still flying). */
-int change_journal_finish(ChangeJournal *j);
-
-/* Wait for the flight, then change_journal_finish(). Return: 0 (nothing in flight) or its outcome. */
-int change_journal_wait(ChangeJournal *j);
-
-/* The queued records dropped (their requests are taken back). */
-void change_journal_drop(ChangeJournal *j);
-
-/**
  * change_journal_snapshot() - @c as the new snapshot, the journal emptied
  *
- * Nothing may be queued or in flight. Return: 0 or -errno (the journal is as before then).
+ * Nothing may be queued. Return: 0 or -errno (the journal is as before then).
  */
 int change_journal_snapshot(ChangeJournal *j, const ClientChanges *c);
 

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One authorized request: vet it on a copy of its subtree, record it over the desired state, plan, apply, save. */
-#include <assert.h>
-#include <sys/epoll.h>
-
 #include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "manager.h"
@@ -123,22 +120,41 @@ static void restore_entry(Manager *m, const char *path, const ClientChange *befo
                 client_changes_remove(&m->changes, (size_t) (x - m->changes.items));
 }
 
-/* The requests of @list (oldest first), their records durable: told so. */
-static void answer_committed(Manager *m, ChangeCommit *list) {
-        while (list) {
-                ChangeCommit *c = list;
-                list = c->next;
-                c->done(m, 0, &(Refusal) {}, c->ops, c->userdata);
-                commit_free(c);
-        }
+static int on_commit(sd_event_source *s, void *userdata) {
+        (void) manager_commit_changes(userdata);
+        return 0;
 }
 
-/* Their record could not be made durable: every request from @last back, newest first, taken back. */
-static void take_back_all(Manager *m, ChangeCommit *last, int r) {
-        size_t n = 0;
+int manager_commit_changes(Manager *m) {
+        ChangeCommit *list = m->commits;
+        int r;
 
-        for (ChangeCommit *c = last; c; c = c->prev)
-                n++;
+        m->commit = sd_event_source_disable_unref(m->commit);
+        if (!list && m->journal.n_batch == 0)
+                return 0;
+        m->commits = m->commits_last = NULL;
+        m->n_commits = 0;
+        r = change_journal_commit(&m->journal);
+        if (r >= 0) {
+                while (list) {
+                        ChangeCommit *c = list;
+                        list = c->next;
+                        c->done(m, 0, &(Refusal) {}, c->ops, c->userdata);
+                        commit_free(c);
+                }
+                if (change_journal_wants_compaction(&m->journal)) {
+                        int q = change_journal_snapshot(&m->journal, &m->changes);
+                        if (q < 0)
+                                log_warning_errno(q, "Failed to compact the journal of client changes in '%s', "
+                                                  "going on with it: %m", manager_state_dir(m));
+                }
+                return 0;
+        }
+        /* newest first: each was planned over the ones before it */
+        ChangeCommit *last = list;
+        size_t n = list ? 1 : 0;
+        for (; last && last->next; n++)
+                last = last->next;
         log_error_errno(r, "Failed to record %zu change(s) in '%s', taking them back: %m", n, manager_state_dir(m));
         while (last) {
                 ChangeCommit *c = last;
@@ -154,125 +170,6 @@ static void take_back_all(Manager *m, ChangeCommit *last, int r) {
                 refusal_done(&f);
                 commit_free(c);
         }
-}
-
-static void maybe_compact(Manager *m) {
-        int r;
-
-        /* the snapshot is of every applied change: only when none waits for a commit */
-        if (m->commits || m->journal.busy || !change_journal_wants_compaction(&m->journal))
-                return;
-        r = change_journal_snapshot(&m->journal, &m->changes);
-        if (r < 0)
-                log_warning_errno(r, "Failed to compact the journal of client changes in '%s', going on with it: %m",
-                                  manager_state_dir(m));
-}
-
-/*
- * The commit in flight ended (@r): its requests are told. On failure the ones
- * applied since (planned over it, their records not written) are taken back
- * too, newest first.
- */
-static int flight_landed(Manager *m, int r) {
-        ChangeCommit *flight = TAKE_PTR(m->flight), *last = NULL;
-
-        if (r >= 0) {
-                answer_committed(m, flight);
-                return 0;
-        }
-        change_journal_drop(&m->journal);
-        if (flight) {
-                for (last = flight; last->next; last = last->next)
-                        ;
-                last->next = m->commits;
-                if (m->commits)
-                        m->commits->prev = last;
-        } else
-                flight = m->commits;
-        last = m->commits ? m->commits_last : last;
-        m->commits = m->commits_last = NULL;
-        m->n_commits = 0;
-        take_back_all(m, flight ? last : NULL, r);
-        return r;
-}
-
-static int start_flight(Manager *m);
-
-static int on_commit_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
-        int r = change_journal_finish(&m->journal);
-
-        if (r == -EAGAIN)
-                return 0;
-        if (flight_landed(m, r) >= 0) {
-                maybe_compact(m);
-                if (m->commits && start_flight(m) < 0)
-                        (void) manager_commit_changes(m);
-        }
-        return 0;
-}
-
-/* The requests waiting for a commit to the worker; their replies come from on_commit_done(). */
-static int start_flight(Manager *m) {
-        int r;
-
-        assert(!m->journal.busy && !m->flight);
-        r = change_journal_start(&m->journal);
-        if (r <= 0)
-                return r;
-        m->flight = TAKE_PTR(m->commits);
-        m->commits_last = NULL;
-        m->n_commits = 0;
-        if (!m->commit_done) {
-                r = sd_event_add_io(m->event, &m->commit_done, m->journal.done_fd, EPOLLIN, on_commit_done, m);
-                if (r < 0) {
-                        /* no way to hear of it: wait here */
-                        m->commit_done = NULL;
-                        return manager_commit_changes(m) < 0 ? 0 : 0;
-                }
-        }
-        return 0;
-}
-
-static int on_commit(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
-
-        m->commit = sd_event_source_disable_unref(m->commit);
-        /* a commit in flight: on_commit_done() starts the next with everything applied meanwhile */
-        if (m->journal.busy || !m->commits)
-                return 0;
-        if (start_flight(m) < 0)
-                (void) manager_commit_changes(m);
-        return 0;
-}
-
-int manager_commit_changes(Manager *m) {
-        ChangeCommit *list;
-        int r;
-
-        m->commit = sd_event_source_disable_unref(m->commit);
-        m->commit_done = sd_event_source_disable_unref(m->commit_done);
-        if (m->journal.busy) {
-                r = flight_landed(m, change_journal_wait(&m->journal));
-                if (r < 0)
-                        return r;
-        }
-        list = m->commits;
-        if (!list && m->journal.n_batch == 0)
-                return 0;
-        m->commits = m->commits_last = NULL;
-        m->n_commits = 0;
-        r = change_journal_commit(&m->journal);
-        if (r >= 0) {
-                answer_committed(m, list);
-                maybe_compact(m);
-                return 0;
-        }
-        /* newest first: each was planned over the ones before it */
-        ChangeCommit *last = list;
-        for (; last && last->next;)
-                last = last->next;
-        take_back_all(m, last, r);
         return r;
 }
 

@@ -68,8 +68,6 @@ typedef struct Manager {
         ChangeCommit *commits, *commits_last; /* change.c: applied, waiting for their record's commit */
         size_t n_commits;
         sd_event_source *commit;        /* the deferred group commit */
-        ChangeCommit *flight;           /* change.c: the requests whose commit is in flight */
-        sd_event_source *commit_done;   /* ... its end (the journal's worker) */
         DesiredIndex desired_index;     /* @desired by path, for a request's subtree */
 
         /* the service */
