@@ -46,6 +46,12 @@
 #   CGB_BENCH_STARTUP_RUNS [5] start-ups per figure in part 3
 #   CGB_BENCH_SCALE_ITERATIONS [200] timed calls per size in part 1c
 #   CGB_BENCH_SCALE_SIZES [100,10000,100000] managed cgroups in part 1c (the first is the reference)
+#   CGB_BENCH_SCALE_START_WAIT [600] seconds part 1c waits for each daemon to reach the bus
+#   CGB_BENCH_PERF_DIR         perf record --call-graph dwarf of the daemon there: parts 1a, 1b (all
+#                              rounds) and each run of 1c (a profile, not a measurement)
+#   CGB_BENCH_SCALE_FS [tmpfs] where part 1c's sim directories are: tmpfs (the 4 GB one of part 1, too
+#                              small for 100,002 cgroups: ~24 files each) or disk (below /tmp, every
+#                              size; making and removing 2.4 million files there takes many minutes)
 #   CGB_BENCH_PARTS [request,scale,read,memory]
 #   CGB_BENCH_READ_OWNER_CGROUPS [12000] part 2b: cgroups the owner of G makes (0: no part 2b)
 #   CGB_BENCH_READ_BIG_ITERATIONS [READ_ITERATIONS] timed calls per client per read run in part 2b
@@ -72,6 +78,8 @@ STATE_ON=${CGB_BENCH_STATE:-disk}
 STARTUP_RUNS=${CGB_BENCH_STARTUP_RUNS:-5}
 SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-200}
 SCALE_SIZES=${CGB_BENCH_SCALE_SIZES:-100,10000,100000}
+SCALE_START_WAIT=${CGB_BENCH_SCALE_START_WAIT:-600}
+SCALE_ON=${CGB_BENCH_SCALE_FS:-tmpfs}
 PARTS=${CGB_BENCH_PARTS:-request,scale,read,memory}
 READ_OWNER_CGROUPS=${CGB_BENCH_READ_OWNER_CGROUPS:-12000}
 READ_BIG_ITER=${CGB_BENCH_READ_BIG_ITERATIONS:-$READ_ITER}
@@ -224,6 +232,22 @@ cpu_rows() {
 			"$(ratio "$(med_of "cpu_${k}_us" "${RES_B[@]}")" "$(med_of "cpu_${k}_us" "${RES_A[@]}")")" ""
 	done
 }
+# perf_start NAME, perf_stop: with CGB_BENCH_PERF_DIR, perf record --call-graph dwarf of the daemon in
+# between, to perf.data-NAME there (the daemon's CPU figures of that run are then perf's too)
+PERF_PID=
+perf_start() {
+	[ -n "${CGB_BENCH_PERF_DIR:-}" ] || return 0
+	perf record -q -F 999 --call-graph dwarf,16384 -p "$BUS_ENV_DAEMON_PID" \
+		-o "$CGB_BENCH_PERF_DIR/perf.data-$1" 2>/dev/null &
+	PERF_PID=$!
+	sleep 1
+}
+perf_stop() {
+	[ -n "$PERF_PID" ] || return 0
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID"
+	PERF_PID=
+}
 FIGURES=()
 # figure NAME VALUE TARGET OP LIMIT: a line "figure: NAME = VALUE (target: TARGET) ok|MISSED"
 figure() {
@@ -312,7 +336,9 @@ if has_part request; then
 		--warmup "$WARMUP" --iterations "$ITER"; }
 	req1_daemon() { with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" --cgroup-fmt '/srv/alice/c%u' \
 		--warmup "$WARMUP" --iterations "$ITER"; }
+	perf_start 1a
 	interleave req1_base req1_daemon || die "request runs failed"
+	perf_stop
 	printf '#   baseline: %s\n' "${RES_A[@]}"
 	printf '#   cgbypassd: %s\n' "${RES_B[@]}"
 	b50=$(med_of p50_us "${RES_A[@]}") d50=$(med_of p50_us "${RES_B[@]}")
@@ -334,7 +360,9 @@ if has_part request; then
 		--clients "$CLIENTS" --warmup 20 --duration "$DURATION"; }
 	reqn_daemon() { with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" --cgroup-fmt '/srv/alice/c%u' \
 		--clients "$CLIENTS" --warmup 20 --duration "$DURATION"; }
+	perf_start 1b
 	interleave reqn_base reqn_daemon || die "concurrent request runs failed"
+	perf_stop
 	printf '#   baseline: %s\n' "${RES_A[@]}"
 	printf '#   cgbypassd: %s\n' "${RES_B[@]}"
 	bt=$(med_of calls_per_s "${RES_A[@]}") dt=$(med_of calls_per_s "${RES_B[@]}")
@@ -368,18 +396,36 @@ scale_run() {
 	user = $alice
 	controllers = $X
 	CONF
-	bus_env_start_daemon --config "$D/cs-$tag.conf" --config-dir "$D/none" --cgroup-root "$FS/sim-scale-$tag" \
-		--state-directory "$(state_dir "scale-$tag")" || die "cgbypassd did not start with $n cgroups"
+	# bus_env_start_daemon waits 30 s; the sim makes 100,002 cgroups' files first, which takes longer here
+	"$BUS_ENV_CGBYPASSD" --bus system --config "$D/cs-$tag.conf" --config-dir "$D/none" \
+		--cgroup-root "$SCALE_FS/sim-scale-$tag" --state-directory "$(state_dir "scale-$tag")" \
+		>>"$BUS_ENV_DAEMON_LOG" 2>&1 &
+	BUS_ENV_DAEMON_PID=$!
+	BUS_ENV_DAEMON_STATUS=
+	bus_env_wait_for "$SCALE_START_WAIT" scale_started || {
+		tail -3 "$BUS_ENV_DAEMON_LOG" | sed 's/^/#   /' >&2
+		bus_env_stop_daemon KILL
+		die "cgbypassd did not start with $n cgroups within $SCALE_START_WAIT s"
+	}
+	if ! kill -0 "$BUS_ENV_DAEMON_PID" 2>/dev/null; then
+		tail -3 "$BUS_ENV_DAEMON_LOG" | sed 's/^/#   /' >&2
+		die "cgbypassd exited while starting with $n cgroups"
+	fi
 	owner_call SetSubtreeControl ss /srv/alice "#$X" >/dev/null || die "the owner's SetSubtreeControl failed"
-	bus_env_as "$alice" mkdir "$FS/sim-scale-$tag/srv/alice/c0" || die "mkdir c0"
+	bus_env_as "$alice" mkdir "$SCALE_FS/sim-scale-$tag/srv/alice/c0" || die "mkdir c0"
+	perf_start "$n-$tag"
 	out=$(with_cpu "$BUS_ENV_DAEMON_PID" run_client --dest org.cgbypass1 --method change --arg "$X" \
 		--cgroup-fmt '/srv/alice/c%u' --warmup 20 --iterations "$SCALE_ITER") || die "the $n-cgroup run failed"
+	perf_stop
 	bus_env_stop_daemon
-	rm -rf "${FS:?}/sim-scale-$tag" "$(state_dir "scale-$tag")"
+	rm -rf "${SCALE_FS:?}/sim-scale-$tag" "$(state_dir "scale-$tag")"
 	printf '%s\n' "$out"
 }
+# the name is there, or the daemon is gone (a failed start): stop waiting either way
+scale_started() { bus_env_has_name org.cgbypass1 || ! kill -0 "$BUS_ENV_DAEMON_PID" 2>/dev/null; }
 if has_part scale; then
 	IFS=, read -r -a sizes <<<"$SCALE_SIZES"
+	if [ "$SCALE_ON" = tmpfs ]; then SCALE_FS=$FS; else SCALE_FS=$D/scale-fs; mkdir -p "$SCALE_FS"; fi
 	say "# 1c. request path with ${SCALE_SIZES//,/, } managed cgroups: $SCALE_ITER calls each, one client," \
 		"cgbypassd only; ${sizes[0]} before and after the others"
 	ref1=$(scale_run "${sizes[0]}" ref1) || die "scale run failed"
@@ -436,13 +482,13 @@ read_runs() {
 		row "   GetEffectiveTree calls/s" "$et" "$tt" "$(ratio "$tt" "$et")" ""
 		row "   CPU per call, the service, µs (Echo/GetCgroup)" "$(med_of cpu_svc_us "${E1[@]}")" \
 			"$(med_of cpu_svc_us "${G1[@]}")" "" "GetEffectiveTree: $(med_of cpu_svc_us "${T1[@]}") µs"
-		figure "GetCgroup p50 vs Echo, $label, $k client(s)" "$(ratio "$g50" "$e50")" 1.20
-		figure "GetEffectiveTree p50 vs Echo, $label, $k client(s)" "$(ratio "$t50" "$e50")" 1.20
+		figure_x "GetCgroup p50 vs Echo, $label, $k client(s)" "$(ratio "$g50" "$e50")" 1.20
+		figure_x "GetEffectiveTree p50 vs Echo, $label, $k client(s)" "$(ratio "$t50" "$e50")" 1.20
 	done
 }
-# figure NAME RATIO TARGET: a line 'figure: NAME = RATIO (target: <= TARGETx) ok|MISSED', printed at the end
-FIGURES=()
-figure() {
+# figure_x NAME RATIO TARGET: a line 'figure: NAME = RATIO (target: <= TARGETx) ok|MISSED', printed at the end
+# (a second figure() here, and FIGURES=() again, used to drop the figures of parts 1 and 1c)
+figure_x() {
 	local verdict
 	verdict=$(awk -v v="${2%x}" -v t="$3" 'BEGIN { print (v != "" && v != "-" && v + 0 <= t + 0) ? "ok" : "MISSED" }')
 	FIGURES+=("figure: $1 = $2 (target: <= ${3}x) $verdict")
@@ -487,7 +533,7 @@ if has_part read; then
 			e50=$(med_of p50_us "${RES_A[@]}") t50=$(med_of p50_us "${RES_B[@]}")
 			note "2b. +$READ_OWNER_CGROUPS owner cgroups, $k client(s), baseline = Echo of $size bytes"
 			row "   GetEffectiveTree p50, µs" "$e50" "$t50" "$(ratio "$t50" "$e50")" "target <= 1.20x"
-			figure "GetEffectiveTree p50 vs Echo of as many bytes, +$READ_OWNER_CGROUPS owner cgroups, $k client(s)" \
+			figure_x "GetEffectiveTree p50 vs Echo of as many bytes, +$READ_OWNER_CGROUPS owner cgroups, $k client(s)" \
 				"$(ratio "$t50" "$e50")" 1.20
 		done
 	fi

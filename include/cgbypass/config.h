@@ -130,6 +130,8 @@ typedef struct Config {
         /* every file (and option) a ConfigLocation names, in reading order */
         char **files;
         size_t n_files;
+
+        struct ConfigIndex *index;      /* private: config_find_*() by hash (config-index.c) */
 } Config;
 
 /*

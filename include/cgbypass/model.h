@@ -87,6 +87,24 @@ void hierarchy_settle_root(Hierarchy *h);
  */
 int hierarchy_clone(const Hierarchy *h, Hierarchy **ret);
 
+/**
+ * hierarchy_clone_scope() - a copy of what operations on one subtree can see
+ * @h: the hierarchy
+ * @scope: an existing cgroup of @h
+ * @ret: the copy: @scope's subtree whole, and its ancestors up to the root
+ *      with their own state but without their other children
+ *
+ * A write, mkdir or value write on a cgroup of @scope's subtree looks at that
+ * cgroup's ancestors (availability, limits, counters, thread roots) and its
+ * descendants, never at a cousin: on the copy it meets the same rules as on
+ * @h, at a cost in proportion to the subtree and its depth instead of the
+ * whole hierarchy. The copy has no process table (the cgroups keep their
+ * task counts, which is what the rules read); paths are the same as in @h.
+ *
+ * Return: 0, -ENOMEM; -EINVAL if @scope is not a cgroup of @h.
+ */
+int hierarchy_clone_scope(const Hierarchy *h, const Cgroup *scope, Hierarchy **ret);
+
 RuleSet hierarchy_rules(const Hierarchy *h);
 CgMask hierarchy_builtin(const Hierarchy *h);
 Cgroup *hierarchy_root(const Hierarchy *h);

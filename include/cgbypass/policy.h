@@ -110,11 +110,30 @@ int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_wa
                 Plan **ret, PolicyErrors *errors);
 
 /**
+ * policy_plan_scope() - policy_plan() for the entries of one subtree
+ * @scope: an existing cgroup; every entry of @want is at or below it
+ *
+ * The same plan and errors as policy_plan(), vetted on a copy of @scope's
+ * subtree and its ancestors only (hierarchy_clone_scope()), so its cost does
+ * not grow with the rest of the hierarchy. If @scope does not exist or an
+ * entry lies outside it, the whole hierarchy is copied.
+ */
+int policy_plan_scope(const Hierarchy *current, const char *scope, const DesiredCgroup *want, size_t n_want,
+                      Plan **ret, PolicyErrors *errors);
+
+/**
  * plan_execute_model() - run a plan on a model, as a check or to follow a backend
  *
  * Return: 0, or the first failing operation's -errno with its index in @reterr_index.
  */
 int plan_execute_model(const Plan *p, Hierarchy *h, size_t *reterr_index, Reason *reterr_reason);
+
+/*
+ * Whether running @p can make interface files appear: a mkdir, or a '+' in a
+ * write of cgroup.subtree_control or cgroup.controllers (a '#' or '-' only
+ * takes files away); any other write counts as one that may.
+ */
+bool plan_may_add_files(const Plan *p);
 
 /* Print the plan in the trace format (mkdir/write lines). */
 void plan_print(const Plan *p, FILE *f);

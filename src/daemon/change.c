@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* One authorized request: vet it on a copy, record it over the desired state, plan, apply, save. */
+/* One authorized request: vet it on a copy of its subtree, record it over the desired state, plan, apply, save. */
 #include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
 #include "delegation-limits.h"
@@ -19,7 +19,13 @@ static int vet_write(const Hierarchy *h, const ChangeRequest *req, Reason *ret_r
         int r;
 
         *ret_controller = _CONTROLLER_INVALID;
-        r = hierarchy_clone(h, &copy);
+        r = hierarchy_lookup(h, req->cgroup, &c);
+        if (r < 0) {
+                *ret_reason = REASON_NO_SUCH_CGROUP;
+                return r;
+        }
+        /* the write sees the cgroup's ancestors and subtree: a copy of those is enough */
+        r = hierarchy_clone_scope(h, c, &copy);
         if (r < 0)
                 return r;
         r = hierarchy_lookup(copy, req->cgroup, &c);
@@ -79,7 +85,7 @@ static int plan_subtree(Manager *m, const char *cgroup, ClientChanges *changes, 
                 for (size_t i = n_gone; i-- > 0;)
                         client_changes_remove(changes, gone[i]);
         }
-        r = policy_plan(h, subset.items, subset.n, ret, pe);
+        r = policy_plan_scope(h, cgroup, subset.items, subset.n, ret, pe);
         desired_set_done(&subset);
         return r;
 }
@@ -235,8 +241,8 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         PolicyErrors pe = {};
         ApplyFailure f = {};
         Reason reason = REASON_NONE;
-        bool had, changed = false;
-        size_t n_ops;
+        const DelegateSpec *d;
+        bool had, changed = false, hand_over;
         Controller which;
         Snapshot before_signals;
         Cgroup *c;
@@ -291,7 +297,9 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         }
 
         /* the backend's own state (a sim's later); the client change goes to the journal */
-        n_ops = p->n_ops;
+        /* inside a delegation, only files that appear need an owner; at its root, hand_over() checks the root's too */
+        d = config_find_delegation(m->config, req->cgroup);
+        hand_over = p->n_ops > 0 && (plan_may_add_files(p) || !d || streq(d->path, req->cgroup));
         r = manager_save_backend(m);
         if (r >= 0)
                 r = commit_later(m, req->cgroup, p, &before, had, done && m->event ? done : done_now,
@@ -306,7 +314,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         changed = false;        /* the commit owns the way back now */
         TAKE_PTR(p);
         /* files the writes made appear below a delegation root are the owner's */
-        if (n_ops > 0)
+        if (hand_over)
                 (void) ownership_sync(m, req->cgroup);
         if (done && m->event) {
                 r = 1;

@@ -89,8 +89,18 @@ static bool related(const char *a, const char *b) {
 }
 
 int ownership_sync(Manager *m, const char *scope) {
+        const DelegateSpec *in = scope ? config_find_delegation(m->config, scope) : NULL;
         int ret = 0, r;
 
+        /*
+         * A write strictly inside one delegation (they do not nest) makes files
+         * appear in @scope's subtree only; its root and the owner's name are as
+         * they were: a request's cost stays that of its subtree.
+         */
+        if (in && !streq(in->path, scope)) {
+                Cgroup *top = find(m, scope);
+                return top && find(m, in->path) ? give_below(m, top, true) : 0;
+        }
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 const DelegateSpec *d = &m->config->delegates[i];
 

@@ -639,6 +639,74 @@ START_TEST(test_crlf) {
 }
 END_TEST
 
+static const CgroupSpec *find_cgroup_linear(const Config *c, const char *path) {
+        for (size_t i = 0; i < c->n_cgroups; i++)
+                if (streq(c->cgroups[i].path, path))
+                        return &c->cgroups[i];
+        return NULL;
+}
+
+static const DelegateSpec *find_delegation_linear(const Config *c, const char *path) {
+        for (size_t i = 0; i < c->n_delegates; i++)
+                if (cgpath_is_at_or_below(path, c->delegates[i].path))
+                        return &c->delegates[i];
+        return NULL;
+}
+
+/* the hashed lookups answer as a search of the arrays does, before and after run-time delegations */
+static void check_lookups(const Config *c) {
+        static const char *const extra[] = { "/", "/g", "/g1x", "/d3", "/d3/", "/d3x/y", "/d/3", "/g2/c1/x" };
+        char path[64];
+
+        for (unsigned g = 0; g < 12; g++)
+                for (unsigned k = 0; k < 30; k++) {
+                        snprintf(path, sizeof(path), "/g%u/c%u", g, k);
+                        ck_assert_ptr_eq(config_find_cgroup(c, path), find_cgroup_linear(c, path));
+                        snprintf(path, sizeof(path), "/d%u/c%u/x", k, g);
+                        ck_assert_ptr_eq(config_find_delegation(c, path), find_delegation_linear(c, path));
+                        snprintf(path, sizeof(path), "/d%u", k);
+                        ck_assert_ptr_eq(config_find_delegation(c, path), find_delegation_linear(c, path));
+                        ck_assert_ptr_eq(config_find_cgroup(c, path), find_cgroup_linear(c, path));
+                }
+        for (size_t i = 0; i < ELEMENTSOF(extra); i++) {
+                ck_assert_ptr_eq(config_find_cgroup(c, extra[i]), find_cgroup_linear(c, extra[i]));
+                if (!streq(extra[i], "/d3/"))
+                        ck_assert_ptr_eq(config_find_delegation(c, extra[i]), find_delegation_linear(c, extra[i]));
+        }
+}
+
+START_TEST(test_lookups_indexed) {
+        StrBuf b = STRBUF_INIT;
+        _cleanup_free_ char *text = NULL;
+        Config *c;
+
+        for (unsigned g = 0; g < 10; g++) {
+                strbuf_printf(&b, "[cgroup]\npath = /g%u\n", g);
+                for (unsigned k = 0; k < 25; k++)
+                        strbuf_printf(&b, "[cgroup]\npath = /g%u/c%u\n", g, k);
+        }
+        for (unsigned k = 0; k < 20; k += 2)
+                strbuf_printf(&b, "[delegate]\npath = /d%u\nuser = root\n", k);
+        ck_assert_int_eq(strbuf_steal(&b, &text), 0);
+        write_file("many.conf", text, strlen(text));
+        c = load_ok_in(scratch, "many.conf", NULL);
+        ck_assert_ptr_nonnull(config_find_cgroup(c, "/g9/c24"));
+        ck_assert_ptr_null(config_find_cgroup(c, "/g10/c0"));
+        check_lookups(c);
+
+        ck_assert_int_eq(config_add_runtime_delegation(c, "run", 1, "/d3", 0, 0, true, false), 0);
+        ck_assert_int_eq(config_add_runtime_delegation(c, "run", 2, "/d21/c1", 0, 0, true, false), 0);
+        ck_assert_ptr_eq(config_find_delegation(c, "/d3/c1"), &c->delegates[c->n_delegates - 2]);
+        check_lookups(c);
+        config_remove_delegation(c, 0);
+        config_remove_delegation(c, c->n_delegates - 2);
+        ck_assert_ptr_null(config_find_delegation(c, "/d0/x"));
+        ck_assert_ptr_null(config_find_delegation(c, "/d3/x"));
+        check_lookups(c);
+        config_free(c);
+}
+END_TEST
+
 START_TEST(test_bom_nul_and_last_line) {
         /* a BOM at the start is skipped; no newline at the end is fine */
         WRITE("bom.conf", "\xef\xbb\xbf[daemon]\nbackend = emulated");
@@ -863,7 +931,7 @@ static Suite *config_suite(void) {
                     { test_nested_delegations }, { test_errors_across_files }, { test_errors_accumulate },
                     { test_long_lines_and_section_names }, { test_syntax_errors }, { test_override_daemon });
         CHECK_TCASE(s, "bytes", scratch_setup, scratch_teardown, { test_inline_comment_keeps_semicolon_in_value },
-                    { test_long_line_value_is_not_cut }, { test_crlf }, { test_bom_nul_and_last_line },
+                    { test_long_line_value_is_not_cut }, { test_crlf }, { test_lookups_indexed }, { test_bom_nul_and_last_line },
                     { test_unreadable_files });
         CHECK_TCASE(s, "values", NULL, NULL, { test_path_verify, ELEMENTSOF(path_cases) }, { test_path_limits },
                     { test_booleans }, { test_change_to_string });

@@ -4,6 +4,7 @@
 
 #include "../check-run.h"
 #include "policy-test.h"
+#include "cgbypass/cgpath.h"
 #include "cgbypass/policy.h"
 
 #define CPU CGMASK(CONTROLLER_CPU)
@@ -246,6 +247,48 @@ static uint64_t next_rand(void) {
         return z ^ (z >> 31);
 }
 
+static char *errors_text(const PolicyErrors *e) {
+        StrBuf b = STRBUF_INIT;
+        char *s = NULL;
+
+        for (size_t i = 0; i < e->n; i++)
+                strbuf_printf(&b, "%s\n", e->errors[i].message);
+        strbuf_putc(&b, '.');
+        ck_assert_int_eq(strbuf_steal(&b, &s), 0);
+        return s;
+}
+
+/* policy_plan_scope() on each existing cgroup's entries: the plan and errors policy_plan() gives them */
+static void check_scoped_plans(const DesiredCgroup *d, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                DesiredCgroup sub[16];
+                PolicyErrors e1 = {}, e2 = {};
+                Plan *p1 = NULL, *p2 = NULL;
+                size_t k = 0;
+                Cgroup *c;
+
+                if (hierarchy_lookup(h, d[i].path, &c) < 0)
+                        continue;
+                for (size_t j = 0; j < n && k < ELEMENTSOF(sub); j++)
+                        if (cgpath_is_at_or_below(d[j].path, d[i].path))
+                                sub[k++] = d[j];
+                _cleanup_free_ char *before = dump(), *after = NULL;
+                int r1 = policy_plan(h, sub, k, &p1, &e1);
+                int r2 = policy_plan_scope(h, d[i].path, sub, k, &p2, &e2);
+                after = dump();
+                ck_assert_str_eq(before, after);
+                ck_assert_int_eq(r1, r2);
+                _cleanup_free_ char *t1 = p1 ? plan_text(p1) : strdup("-"), *t2 = p2 ? plan_text(p2) : strdup("-");
+                _cleanup_free_ char *m1 = errors_text(&e1), *m2 = errors_text(&e2);
+                ck_assert_str_eq(t1, t2);
+                ck_assert_str_eq(m1, m2);
+                plan_free(p1);
+                plan_free(p2);
+                policy_errors_done(&e1);
+                policy_errors_done(&e2);
+        }
+}
+
 START_TEST(test_random_plans) {
         static const char *const paths[] = { "/", "/a", "/a/b", "/a/b/c", "/a/d", "/e", "/e/f" };
         static const int parent[] = { -1, 0, 1, 2, 1, 0, 5 };
@@ -310,6 +353,7 @@ START_TEST(test_random_plans) {
                 int r = policy_plan(h, d, n, &p, &e);
                 after = dump();
                 ck_assert_str_eq(before, after);
+                check_scoped_plans(d, n);
                 /* every cgroup described for every controller it can use: nothing may stand in the way */
                 if (coherent)
                         ck_assert_int_eq(r, 0);
@@ -354,11 +398,35 @@ START_TEST(test_random_plans) {
 }
 END_TEST
 
+START_TEST(test_plan_may_add_files) {
+        PlanOp ops[] = {
+                { .type = PLAN_OP_WRITE, .path = (char *) "a", .file = (char *) "cgroup.controllers", .value = (char *) "#cpu" },
+                { .type = PLAN_OP_WRITE, .path = (char *) "a", .file = (char *) "cgroup.subtree_control",
+                  .value = (char *) "-memory #io" },
+                { .type = PLAN_OP_WRITE, .path = (char *) "a", .file = (char *) "cgroup.subtree_control",
+                  .value = (char *) "#io +pids" },
+                { .type = PLAN_OP_MKDIR, .path = (char *) "a/b" },
+                { .type = PLAN_OP_WRITE, .path = (char *) "a", .file = (char *) "cpu.weight", .value = (char *) "50" },
+        };
+        Plan p = { .ops = ops };
+
+        ck_assert(!plan_may_add_files(&p));     /* empty */
+        p.n_ops = 2;
+        ck_assert(!plan_may_add_files(&p));     /* only takes away */
+        for (size_t i = 2; i < ELEMENTSOF(ops); i++) {
+                p.ops = &ops[i];
+                p.n_ops = 1;
+                ck_assert(plan_may_add_files(&p));
+        }
+}
+END_TEST
+
 static Suite *policy_suite(void) {
         return CHECK_SUITE("policy", "plan", setup, teardown, test_doc_example_from_scratch,
                            test_in_sync_plan_is_empty, test_switch_bypass_to_enable_rebuilds_below,
                            test_unmanaged_user_blocks_change, test_refusals_name_reason_and_line,
-                           test_bad_descriptions, test_undo_restores_each_step, test_drift, test_random_plans);
+                           test_bad_descriptions, test_undo_restores_each_step, test_drift, test_random_plans,
+                           test_plan_may_add_files);
 }
 
 int main(void) {

@@ -82,3 +82,12 @@ int config_validate_values(const Config *c, ConfigErrors *errs);
  * Return: 0, -EINVAL (problems recorded), -ENOMEM.
  */
 int config_validate(Config *c, ConfigErrors *errs);
+
+/*
+ * config-index.c: config_find_cgroup() and config_find_delegation() by hash.
+ * config_index_update() (re)builds what no longer matches the arrays; on OOM
+ * the lookups search linearly. config_index_free() is config_free()'s.
+ */
+typedef struct ConfigIndex ConfigIndex;
+void config_index_update(Config *c);
+void config_index_free(Config *c);

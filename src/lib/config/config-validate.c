@@ -541,24 +541,6 @@ int config_validate(Config *c, ConfigErrors *errs) {
         return ret;
 }
 
-/* ---- lookups ---- */
-
-const CgroupSpec *config_find_cgroup(const Config *c, const char *path) {
-        for (size_t i = 0; i < c->n_cgroups; i++)
-                if (streq_ptr(c->cgroups[i].path, path))
-                        return &c->cgroups[i];
-        return NULL;
-}
-
-const DelegateSpec *config_find_delegation(const Config *c, const char *path) {
-        for (size_t i = 0; i < c->n_delegates; i++) {
-                const char *d = c->delegates[i].path;
-                if (d && (streq(d, path) || path_is_below(path, d)))
-                        return &c->delegates[i];
-        }
-        return NULL;
-}
-
 int controller_change_to_string(const ControllerChange *ch, char **ret) {
         StrBuf b = STRBUF_INIT;
 

@@ -175,6 +175,7 @@ int config_new(Config **ret) {
 Config *config_free(Config *c) {
         if (!c)
                 return NULL;
+        config_index_free(c);
         free(c->daemon.cgroup_root);
         free(c->daemon.state_directory);
         for (size_t i = 0; i < c->n_cgroups; i++) {
@@ -805,6 +806,7 @@ int config_load(const char *main_file, const char *conf_dir, Config **ret, Confi
         config_errors_sort_from(errs, first);
         if (errs->n > first)
                 return -EINVAL;
+        config_index_update(c);
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -865,6 +867,7 @@ int config_add_runtime_delegation(Config *c, const char *where, unsigned line, c
                 .controllers_loc = loc,
                 .create_loc = loc,
         };
+        config_index_update(c);
         return 0;
 }
 
@@ -875,4 +878,5 @@ void config_remove_delegation(Config *c, size_t i) {
         free(c->delegates[i].user);
         memmove(&c->delegates[i], &c->delegates[i + 1], (c->n_delegates - i - 1) * sizeof(DelegateSpec));
         c->n_delegates--;
+        config_index_update(c);
 }

@@ -111,6 +111,11 @@ CgMask cg_bypass_mask(const Hierarchy *h, const Cgroup *c);
 /* kernel: cgroup_propagate_control(); the model has no css to create or kill, they derive from masks */
 void cg_propagate_control(const Hierarchy *h, Cgroup *c);
 
+/* model.c's tree primitives, for the copies model-scope.c makes: a new unlinked cgroup, linking, indexing */
+Cgroup *cgroup_alloc(const char *name);
+void link_child(Cgroup *parent, Cgroup *c);
+void child_index_insert(Hierarchy *h, Cgroup *c);
+
 /* kernel: cgroup_create(): a new child, no rules checked */
 int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret);
 

@@ -59,7 +59,7 @@ static Cgroup *child_find(const Hierarchy *h, const Cgroup *parent, const char *
         return NULL;
 }
 
-static void child_index_insert(Hierarchy *h, Cgroup *c) {
+void child_index_insert(Hierarchy *h, Cgroup *c) {
         size_t i = child_hash(c->parent, c->name, h->n_buckets);
         c->hash_next = h->buckets[i];
         h->buckets[i] = c;
@@ -94,7 +94,7 @@ static int child_index_grow(Hierarchy *h) {
 
 /* ---- lifetime ---- */
 
-static Cgroup *cgroup_alloc(const char *name) {
+Cgroup *cgroup_alloc(const char *name) {
         Cgroup *c = calloc(1, sizeof(Cgroup));
         if (!c)
                 return NULL;
@@ -115,7 +115,7 @@ static void cgroup_free_one(Cgroup *c) {
         free(c);
 }
 
-static void link_child(Cgroup *parent, Cgroup *c) {
+void link_child(Cgroup *parent, Cgroup *c) {
         c->parent = parent;
         c->level = parent->level + 1;
         c->prev_sibling = parent->last_child;

@@ -607,8 +607,21 @@ static int check_desired(Planner *p) {
         return p->oom ? -ENOMEM : 0;
 }
 
-int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_want,
-                Plan **ret, PolicyErrors *errors) {
+/* The planning copy: what @want can touch. Every entry at or below @scope: its subtree and ancestors. */
+static int planning_copy(const Hierarchy *current, const char *scope, const DesiredCgroup *want, size_t n_want,
+                         Hierarchy **ret) {
+        Cgroup *top;
+
+        if (!scope || hierarchy_lookup(current, scope, &top) < 0)
+                return hierarchy_clone(current, ret);
+        for (size_t i = 0; i < n_want; i++)
+                if (!cgpath_is_at_or_below(want[i].path, scope))
+                        return hierarchy_clone(current, ret);
+        return hierarchy_clone_scope(current, top, ret);
+}
+
+static int plan_in(const Hierarchy *current, const char *scope, const DesiredCgroup *want, size_t n_want,
+                   Plan **ret, PolicyErrors *errors) {
         _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
         _cleanup_(plan_freep) Plan *plan = NULL;
         size_t n_errors = errors->n;
@@ -621,7 +634,7 @@ int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_wa
         if (errors->n > n_errors)
                 return -EINVAL;
 
-        r = hierarchy_clone(current, &h);
+        r = planning_copy(current, scope, want, n_want, &h);
         if (r < 0)
                 return r;
         plan = calloc(1, sizeof(Plan));
@@ -677,6 +690,16 @@ finish:
         return r < 0 ? r : 0;
 }
 
+int policy_plan(const Hierarchy *current, const DesiredCgroup *want, size_t n_want,
+                Plan **ret, PolicyErrors *errors) {
+        return plan_in(current, NULL, want, n_want, ret, errors);
+}
+
+int policy_plan_scope(const Hierarchy *current, const char *scope, const DesiredCgroup *want, size_t n_want,
+                      Plan **ret, PolicyErrors *errors) {
+        return plan_in(current, scope, want, n_want, ret, errors);
+}
+
 int plan_execute_model(const Plan *p, Hierarchy *h, size_t *reterr_index, Reason *reterr_reason) {
         for (size_t i = 0; i < p->n_ops; i++) {
                 const PlanOp *op = &p->ops[i];
@@ -697,6 +720,18 @@ int plan_execute_model(const Plan *p, Hierarchy *h, size_t *reterr_index, Reason
                 }
         }
         return 0;
+}
+
+bool plan_may_add_files(const Plan *p) {
+        for (size_t i = 0; i < p->n_ops; i++) {
+                const PlanOp *op = &p->ops[i];
+
+                if (op->type != PLAN_OP_WRITE || !op->value ||
+                    !(streq(op->file, "cgroup.subtree_control") || streq(op->file, "cgroup.controllers")) ||
+                    strchr(op->value, '+'))
+                        return true;
+        }
+        return false;
 }
 
 void plan_print(const Plan *p, FILE *f) {

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A copy of one subtree and its ancestors, for vetting a request's plan at a
+ * cost that does not grow with the rest of the hierarchy (hierarchy_clone()
+ * copies everything).
+ */
+#include "model-internal.h"
+
+/* @c's own state; links and the child index are the caller's */
+static int copy_state(Cgroup *copy, const Cgroup *c) {
+        copy->subtree_control = c->subtree_control;
+        copy->subtree_ss_mask = c->subtree_ss_mask;
+        copy->subtree_bypass = c->subtree_bypass;
+        copy->enable_ss_mask = c->enable_ss_mask;
+        copy->dom_cgrp = c->dom_cgrp->clone;    /* self or an ancestor: already copied */
+        copy->nr_threaded_children = c->nr_threaded_children;
+        copy->nr_procs = c->nr_procs;
+        copy->nr_populated_domain_children = c->nr_populated_domain_children;
+        copy->nr_populated_threaded_children = c->nr_populated_threaded_children;
+        copy->nr_descendants = c->nr_descendants;
+        copy->max_descendants = c->max_descendants;
+        copy->max_depth = c->max_depth;
+        return cg_values_copy(copy, c);
+}
+
+static int add_copy(Hierarchy *n, Cgroup *c) {
+        Cgroup *copy = cgroup_alloc(c->name);
+
+        if (!copy)
+                return -ENOMEM;
+        link_child(c->parent->clone, copy);
+        child_index_insert(n, copy);
+        c->clone = copy;
+        n->count++;
+        if (cg_name_is_knob(copy->name))
+                n->n_knob_named++;
+        return copy_state(copy, c);
+}
+
+int hierarchy_clone_scope(const Hierarchy *h, const Cgroup *scope, Hierarchy **ret) {
+        _cleanup_(hierarchy_freep) Hierarchy *n = NULL;
+        _cleanup_free_ Cgroup **chain = NULL;
+        Cgroup *top = (Cgroup *) scope;  /* ->clone is scratch, as in hierarchy_clone() */
+        const Cgroup *a;
+        size_t depth = 0, size = 0;
+        int r;
+
+        for (a = scope; a->parent; a = a->parent)
+                depth++;
+        if (a != h->root)
+                return -EINVAL;
+        chain = malloc((depth ? depth : 1) * sizeof(Cgroup *));
+        if (!chain)
+                return -ENOMEM;
+        depth = 0;
+        for (a = scope; a->parent; a = a->parent)
+                chain[depth++] = (Cgroup *) a;
+
+        r = hierarchy_new(&n, h->rules, h->builtin);
+        if (r < 0)
+                return r;
+        for (const Cgroup *c = scope; c; c = cgroup_next_descendant_pre(c, scope))
+                size++;
+        size += depth;
+        /* as many buckets as cgroups, a power of two, like a hierarchy grown to this size */
+        while (n->n_buckets < size)
+                n->n_buckets *= 2;
+        free(n->buckets);
+        n->buckets = calloc(n->n_buckets, sizeof(Cgroup *));
+        if (!n->buckets)
+                return -ENOMEM;
+
+        h->root->clone = n->root;
+        r = copy_state(n->root, h->root);
+        /* the ancestors, from the top down, then the subtree in pre-order */
+        while (r >= 0 && depth > 0)
+                r = add_copy(n, chain[--depth]);
+        if (r < 0)
+                return r;
+        for (Cgroup *c = cgroup_next_descendant_pre(top, top); c; c = cgroup_next_descendant_pre(c, top)) {
+                r = add_copy(n, c);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(n);
+        return 0;
+}
