@@ -115,6 +115,8 @@ void cg_propagate_control(const Hierarchy *h, Cgroup *c);
 Cgroup *cgroup_alloc(const char *name);
 void link_child(Cgroup *parent, Cgroup *c);
 void child_index_insert(Hierarchy *h, Cgroup *c);
+int cgroup_copy_state(Cgroup *copy, const Cgroup *c);
+int cgroup_clone_under(Hierarchy *n, Cgroup *c);
 
 /* kernel: cgroup_create(): a new child, no rules checked */
 int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret);

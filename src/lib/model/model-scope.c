@@ -6,37 +6,6 @@
  */
 #include "model-internal.h"
 
-/* @c's own state; links and the child index are the caller's */
-static int copy_state(Cgroup *copy, const Cgroup *c) {
-        copy->subtree_control = c->subtree_control;
-        copy->subtree_ss_mask = c->subtree_ss_mask;
-        copy->subtree_bypass = c->subtree_bypass;
-        copy->enable_ss_mask = c->enable_ss_mask;
-        copy->dom_cgrp = c->dom_cgrp->clone;    /* self or an ancestor: already copied */
-        copy->nr_threaded_children = c->nr_threaded_children;
-        copy->nr_procs = c->nr_procs;
-        copy->nr_populated_domain_children = c->nr_populated_domain_children;
-        copy->nr_populated_threaded_children = c->nr_populated_threaded_children;
-        copy->nr_descendants = c->nr_descendants;
-        copy->max_descendants = c->max_descendants;
-        copy->max_depth = c->max_depth;
-        return cg_values_copy(copy, c);
-}
-
-static int add_copy(Hierarchy *n, Cgroup *c) {
-        Cgroup *copy = cgroup_alloc(c->name);
-
-        if (!copy)
-                return -ENOMEM;
-        link_child(c->parent->clone, copy);
-        child_index_insert(n, copy);
-        c->clone = copy;
-        n->count++;
-        if (cg_name_is_knob(copy->name))
-                n->n_knob_named++;
-        return copy_state(copy, c);
-}
-
 int hierarchy_clone_scope(const Hierarchy *h, const Cgroup *scope, Hierarchy **ret) {
         _cleanup_(hierarchy_freep) Hierarchy *n = NULL;
         _cleanup_free_ Cgroup **chain = NULL;
@@ -71,14 +40,14 @@ int hierarchy_clone_scope(const Hierarchy *h, const Cgroup *scope, Hierarchy **r
                 return -ENOMEM;
 
         h->root->clone = n->root;
-        r = copy_state(n->root, h->root);
+        r = cgroup_copy_state(n->root, h->root);
         /* the ancestors, from the top down, then the subtree in pre-order */
         while (r >= 0 && depth > 0)
-                r = add_copy(n, chain[--depth]);
+                r = cgroup_clone_under(n, chain[--depth]);
         if (r < 0)
                 return r;
         for (Cgroup *c = cgroup_next_descendant_pre(top, top); c; c = cgroup_next_descendant_pre(c, top)) {
-                r = add_copy(n, c);
+                r = cgroup_clone_under(n, c);
                 if (r < 0)
                         return r;
         }

@@ -203,6 +203,38 @@ Cgroup *cgroup_next_descendant_pre(const Cgroup *pos, const Cgroup *root) {
         return NULL;
 }
 
+/* @c's own state into @copy; links and the child index are the caller's */
+int cgroup_copy_state(Cgroup *copy, const Cgroup *c) {
+        copy->subtree_control = c->subtree_control;
+        copy->subtree_ss_mask = c->subtree_ss_mask;
+        copy->subtree_bypass = c->subtree_bypass;
+        copy->enable_ss_mask = c->enable_ss_mask;
+        copy->dom_cgrp = c->dom_cgrp->clone;    /* self or an ancestor: already copied */
+        copy->nr_threaded_children = c->nr_threaded_children;
+        copy->nr_procs = c->nr_procs;
+        copy->nr_populated_domain_children = c->nr_populated_domain_children;
+        copy->nr_populated_threaded_children = c->nr_populated_threaded_children;
+        copy->nr_descendants = c->nr_descendants;
+        copy->max_descendants = c->max_descendants;
+        copy->max_depth = c->max_depth;
+        return cg_values_copy(copy, c);
+}
+
+/* a copy of @c in @n, under its parent's copy (made before it) */
+int cgroup_clone_under(Hierarchy *n, Cgroup *c) {
+        Cgroup *copy = cgroup_alloc(c->name);
+
+        if (!copy)
+                return -ENOMEM;
+        link_child(c->parent->clone, copy);
+        child_index_insert(n, copy);
+        c->clone = copy;
+        n->count++;
+        if (cg_name_is_knob(copy->name))
+                n->n_knob_named++;
+        return cgroup_copy_state(copy, c);
+}
+
 int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
         _cleanup_(hierarchy_freep) Hierarchy *n = NULL;
         int r;
@@ -219,33 +251,9 @@ int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
 
         h->root->clone = n->root;
         for (Cgroup *c = h->root; c; c = cgroup_next_descendant_pre(c, h->root)) {
-                Cgroup *copy = c->clone;
-
-                if (c != h->root) {
-                        copy = cgroup_alloc(c->name);
-                        if (!copy)
-                                return -ENOMEM;
-                        link_child(c->parent->clone, copy);
-                        child_index_insert(n, copy);
-                        c->clone = copy;
-                        n->count++;
-                        if (cg_name_is_knob(copy->name))
-                                n->n_knob_named++;
-                }
-                copy->subtree_control = c->subtree_control;
-                copy->subtree_ss_mask = c->subtree_ss_mask;
-                copy->subtree_bypass = c->subtree_bypass;
-                copy->enable_ss_mask = c->enable_ss_mask;
-                copy->dom_cgrp = c->dom_cgrp->clone; /* self or an ancestor: already copied */
-                copy->nr_threaded_children = c->nr_threaded_children;
-                copy->nr_procs = c->nr_procs;
-                copy->nr_populated_domain_children = c->nr_populated_domain_children;
-                copy->nr_populated_threaded_children = c->nr_populated_threaded_children;
-                copy->nr_descendants = c->nr_descendants;
-                copy->max_descendants = c->max_descendants;
-                copy->max_depth = c->max_depth;
-                if (cg_values_copy(copy, c) < 0)
-                        return -ENOMEM;
+                r = c == h->root ? cgroup_copy_state(n->root, c) : cgroup_clone_under(n, c);
+                if (r < 0)
+                        return r;
         }
 
         if (h->n_procs > 0) {
