@@ -129,6 +129,18 @@ static int parse_value(char *line, BackendStateCgroup *c) {
         return 0;
 }
 
+/* a stream on @fd, which is closed on failure too */
+static int fdopen_read(int fd, FILE **ret) {
+        int r;
+
+        *ret = fdopen(fd, "r");
+        if (*ret)
+                return 0;
+        r = -errno;
+        (void) close(fd);
+        return r;
+}
+
 int state_load(int state_fd, const char *state_dir, const char *name, BackendState *ret, char **reterr_msg) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
@@ -143,12 +155,9 @@ int state_load(int state_fd, const char *state_dir, const char *name, BackendSta
         fd = openat(state_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        f = fdopen(fd, "r");
-        if (!f) {
-                r = -errno;
-                (void) close(fd);
+        r = fdopen_read(fd, &f);
+        if (r < 0)
                 return r;
-        }
 
         for (;;) {
                 ssize_t n = getline(&line, &cap, f);
@@ -495,12 +504,9 @@ int state_journal_replay(int state_fd, const char *state_dir, const char *name, 
                 fd = openat(state_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return errno == ENOENT ? 0 : -errno;
-        f = fdopen(fd, "r");
-        if (!f) {
-                r = -errno;
-                (void) close(fd);
+        r = fdopen_read(fd, &f);
+        if (r < 0)
                 return r;
-        }
         for (;;) {
                 ssize_t n = getline(&line, &cap, f);
                 if (n < 0)

@@ -63,17 +63,25 @@ int model_txn_mkdir(Hierarchy *h, const char *path, ModelTxn *txn, Reason *reter
         return 0;
 }
 
+/* @txn empty but for @path, and the cgroup it names */
+static int txn_begin(Hierarchy *h, const char *path, ModelTxn *txn, Cgroup **ret, Reason *reterr_reason) {
+        int r;
+
+        *txn = (ModelTxn) {};
+        r = model_lookup(h, path, ret, reterr_reason);
+        if (r < 0)
+                return r;
+        txn->path = strdup(path);
+        return txn->path ? 0 : -ENOMEM;
+}
+
 int model_txn_rmdir(Hierarchy *h, const char *path, ModelTxn *txn, Reason *reterr_reason) {
         Cgroup *c;
         int r;
 
-        *txn = (ModelTxn) {};
-        r = model_lookup(h, path, &c, reterr_reason);
+        r = txn_begin(h, path, txn, &c, reterr_reason);
         if (r < 0)
                 return r;
-        txn->path = strdup(path);
-        if (!txn->path)
-                return -ENOMEM;
         txn->threaded = cgroup_get_type(h, c) == CGROUP_TYPE_THREADED;
         txn->subtree_control = cgroup_get_subtree_control(c);
         txn->subtree_bypass = cgroup_get_subtree_bypass(c);
@@ -118,13 +126,9 @@ int model_txn_write(Hierarchy *h, const char *path, const char *file, const char
         Cgroup *c;
         int r, old_limit = 0;
 
-        *txn = (ModelTxn) {};
-        r = model_lookup(h, path, &c, reterr_reason);
+        r = txn_begin(h, path, txn, &c, reterr_reason);
         if (r < 0)
                 return r;
-        txn->path = strdup(path);
-        if (!txn->path)
-                return -ENOMEM;
 
         if (streq(file, "cgroup.type") && !isempty(value)) {
                 Cgroup *cc;
