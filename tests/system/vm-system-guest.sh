@@ -343,13 +343,12 @@ succeeds "alice: cgbypassctl enable $DELEG cpu" alice enable "$DELEG" cpu
 as_alice mkdir "$CG$DELEG/app" && ok "alice makes $DELEG/app" || not_ok "alice mkdir"
 succeeds "alice: cgbypassctl set $DELEG '#cpu'" alice set "$DELEG" '#cpu'
 succeeds "alice: cgbypassctl enable $DELEG/app cpu" alice enable "$DELEG/app" cpu
-# The kernel gives the files of a controller to whoever enabled it: the
-# daemon (root), not the owner of the cgroup.
+# The kernel gives the files of a controller to whoever enabled it (root, the
+# daemon); the daemon hands them to the delegation's owner (ownership.c).
 if as_alice sh -c "echo 42 >$CG$DELEG/app/cpu.weight" 2>"$LOGS/w"; then
 	is "alice sets $DELEG/app/cpu.weight" 42 "$(cgfile "$DELEG/app" cpu.weight)"
 else
-	not_ok "alice sets $DELEG/app/cpu.weight # TODO the daemon leaves a re-enabled controller's files root's" \
-		"$(cat "$LOGS/w"; ls -ln "$CG$DELEG/app"/cpu.*)"
+	not_ok "alice sets $DELEG/app/cpu.weight" "$(cat "$LOGS/w"; ls -ln "$CG$DELEG/app"/cpu.*)"
 	echo 42 >"$CG$DELEG/app/cpu.weight"
 fi
 before=$(tree "$HOST")
