@@ -338,6 +338,29 @@ rm /etc/cgbypassd/conf.d/70-systemd.conf
 reload_wait
 has "the file removed, a reload is accepted again" "$reload_log" 'Reloaded the configuration: 0 operation(s)\.$'
 
+# ---- the same rule for run-time delegations (AddDelegation, as root) ----
+dl0=$(cgbypassctl delegations 2>&1)
+sys_sc=$(cgfile /system.slice cgroup.subtree_control)
+run root delegate /system.slice alice cpu
+is "cgbypassctl delegate /system.slice: refused (exit 1)" 1 "$st"
+evidence "$err"
+has "... systemd manages it: the reason" "$err" \
+	'/system\.slice is managed by systemd (it is in /system\.slice of system\.slice, which has no Delegate=yes)'
+has "... and the fix" "$err" 'Delegate a subtree systemd delegates instead: the cgroup of a service or scope with Delegate=yes'
+has "... with the error's name" "$err" 'org\.cgbypass1\.Error\.NotManaged'
+run root delegate /system.slice/dbus.service/x alice cpu
+is "cgbypassctl delegate /system.slice/dbus.service/x (no Delegate=yes): refused (exit 1)" 1 "$st"
+evidence "$err"
+has "... the unit systemd answers for it" "$err" \
+	'/system\.slice/dbus\.service/x is managed by systemd (it is in /system\.slice/dbus\.service of dbus\.service,'
+[ ! -e "$CG/system.slice/dbus.service/x" ] && ok "... and made no cgroup" || not_ok "a refused delegation made a cgroup"
+is "... /system.slice is as before" "$sys_sc" "$(cgfile /system.slice cgroup.subtree_control)"
+is "... and the delegations are as before" "$dl0" "$(cgbypassctl delegations 2>&1)"
+# inside a Delegate=yes unit: accepted (and ended again)
+succeeds "cgbypassctl delegate $HOST/rt alice cpu: below a Delegate=yes unit, accepted" root delegate "$HOST/rt" alice cpu
+succeeds "... cgbypassctl undelegate $HOST/rt" root undelegate "$HOST/rt"
+rmdir "$CG$HOST/rt" 2>/dev/null
+
 # ---- the owner's changes through cgbypassctl, and a restart keeps them ----
 succeeds "alice: cgbypassctl enable $DELEG cpu" alice enable "$DELEG" cpu
 as_alice mkdir "$CG$DELEG/app" && ok "alice makes $DELEG/app" || not_ok "alice mkdir"
