@@ -213,13 +213,13 @@ has "cgbypassctl tree cpu: $CT's cpu is shared by .control, supervisor and runti
 [ $st -eq 0 ] && ! printf '%s\n' "$out" | grep -q "[-]$CT/" && ok "... and no cgroup below $CT has a cpu of its own" ||
 	not_ok "cgbypassctl tree cpu: a cgroup below $CT has its own cpu (exit $st)" "$out$err"
 if [ "$backend" = native ]; then
-	is "$CT/runtime in the kernel: cpu and io bypassed, memory and pids" "#cpu #io memory pids" \
+	is "$CT/runtime in the kernel: cpu and io bypassed, cpuset, memory and pids" "cpuset #cpu #io memory pids" \
 		"$(cgfile "$CT/runtime" cgroup.controllers)"
 else
-	is "$CT/runtime in the kernel: memory and pids (cpu and io bypassed by the daemon)" "memory pids" \
+	is "$CT/runtime in the kernel: cpuset, memory and pids (cpu and io bypassed by the daemon)" "cpuset memory pids" \
 		"$(cgfile "$CT/runtime" cgroup.controllers)"
 fi
-show_has "the daemon's view of $CT/runtime: cpu and io bypassed" "$CT/runtime" "Controllers: #cpu #io memory pids"
+show_has "the daemon's view of $CT/runtime: cpu and io bypassed" "$CT/runtime" "Controllers: cpuset #cpu #io memory pids"
 show_has "... delegated to bob, as the example says (user = 1001)" "$CT/runtime" "Delegated to: bob (1001)"
 is "$CT/runtime is bob's" 1001 "$(stat -c %u "$CG$CT/runtime" 2>&1)"
 
