@@ -8,6 +8,7 @@
 #include "ownership.h"
 #include "delegation-limits.h"
 #include "runtime-delegations.h"
+#include "systemd-managed.h"
 
 #define HEADER "# cgbypassd run-time delegations v1; written by cgbypassd, do not edit"
 
@@ -228,6 +229,16 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
         if (!manager_has_cgroup(m, path) && !manager_has_cgroup(m, parent)) {
                 r = msg(reterr, REASON_NO_SUCH_CGROUP, -ENOENT, "%s does not exist: make the cgroups above %s first", parent, path);
                 goto finish;
+        }
+        /* as a [delegate] section: only a subtree systemd delegates (systemd-managed.h) */
+        {
+                _cleanup_free_ char *why = NULL;
+
+                r = manager_check_systemd_delegation(m, path, uid, &why);
+                if (r == -EINVAL)
+                        r = msg(reterr, REASON_NOT_MANAGED, -EPERM, "%s", why);
+                if (r < 0)
+                        goto finish;
         }
         FOREACH_CONTROLLER_IN(x, controllers & ~hierarchy_builtin(backend_get_model(m->backend))) {
                 r = msg(reterr, REASON_UNKNOWN_CONTROLLER, -EINVAL, "This hierarchy has no controller %s to delegate",

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* On a systemd host: only subtrees systemd delegates (systemd-managed.h). */
+#include <stdio.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
@@ -23,43 +24,93 @@ static bool path_at_or_below(const char *path, const char *top) {
         return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-static int check_path(const char *path, bool strictly_below, const ConfigLocation *loc, const char *what,
-                      SystemdUnitLookup lookup, void *userdata, ConfigErrors *errs) {
-        SystemdUnit u = {};
+static bool has_suffix(const char *s, const char *suffix) {
+        size_t n = strlen(s), k = strlen(suffix);
+
+        return n >= k && streq(s + n - k, suffix);
+}
+
+/* Where a delegation of the user's own systemd may be delegated at run time: a scope or service
+ * of hers (unit_cgroup's last name), not a slice, to that user. */
+static bool user_unit_cgroup(const char *path, const char *manager_cgroup) {
+        const char *last = strrchr(path, '/');
+
+        return path_at_or_below(path, manager_cgroup) && !streq(path, manager_cgroup) && last &&
+                (has_suffix(last, ".scope") || has_suffix(last, ".service"));
+}
+
+/*
+ * The rule for one path. @runtime: an AddDelegation to @uid (the fix then says "delegate", and a
+ * scope or service the user's own systemd made is allowed: cgbypassd cannot ask that systemd, whose
+ * socket is in /run/user, which ProtectHome= hides; the caller answers for its Delegate=yes).
+ * Return: 0 (allowed), -EINVAL with *ret_why, or -ENOMEM.
+ */
+static int rule(const char *path, bool strictly_below, const char *what, bool runtime, uid_t uid,
+                SystemdUnitLookup lookup, void *userdata, char **ret_why) {
+        _cleanup_(systemd_unit_done) SystemdUnit u = {};
+        const char *fix = runtime ?
+                "Delegate a subtree systemd delegates instead: the cgroup of a service or scope with Delegate=yes, "
+                "or a cgroup below it (see cgbypassd(8), SYSTEMD)" :
+                "Configure a subtree systemd delegates instead: the cgroup of a service or scope with Delegate=yes, "
+                "started before cgbypassd, or below it (see cgbypassd(8), SYSTEMD)";
         int r;
 
+        *ret_why = NULL;
         r = lookup(path, &u, userdata);
-        if (r < 0) {
-                errno = -r;
-                return config_errors_add(errs, loc, "%s: cannot ask systemd which unit manages it (%m); cgbypassd "
-                                         "runs under systemd and configures only subtrees systemd delegates",
-                                         path) < 0 ? -ENOMEM : -EINVAL;
-        }
-        if (u.delegate && u.id && startswith(u.id, "user@"))
+        if (r < 0)
+                r = asprintf(ret_why, "%s: cannot ask systemd which unit manages it (%s); cgbypassd runs under "
+                             "systemd and %s only subtrees systemd delegates", path, strerror(-r),
+                             runtime ? "delegates" : "configures");
+        else if (u.delegate && u.id && startswith(u.id, "user@")) {
+                unsigned long owner;
+
                 /* delegated, but to the user's own systemd, which rewrites it as PID 1 does its part */
-                r = config_errors_add(errs, loc, "%s is in %s of %s, which the user's own systemd manages: a "
-                                      "configuration cannot name a login session's cgroups. Delegate a scope "
-                                      "the user starts with 'systemd-run --user --scope -p Delegate=yes' at "
-                                      "run time instead ('cgbypassctl delegate')", path, strempty(u.cgroup), u.id);
-        else if (u.delegate && u.cgroup && path_at_or_below(path, u.cgroup)) {
-                if (!strictly_below || !streq(path, u.cgroup)) {
-                        systemd_unit_done(&u);
+                if (runtime && sscanf(u.id, "user@%lu.service", &owner) == 1 && owner == uid &&
+                    user_unit_cgroup(path, strempty(u.cgroup)))
                         return 0;
-                }
-                r = config_errors_add(errs, loc, "%s is the cgroup of %s (Delegate=yes): its own %s are "
-                                      "systemd's (from the unit's settings and its slice's "
-                                      "cgroup.subtree_control); configure them in a cgroup below it, e.g. "
-                                      "%s/NAME", path, u.id, what, path);
+                if (runtime)
+                        r = asprintf(ret_why, "%s is in %s of %s, which the user's own systemd manages: only the "
+                                     "cgroup of a scope or service of hers with Delegate=yes can be delegated, "
+                                     "and to that user (uid %lu), e.g. of 'systemd-run --user --scope -p "
+                                     "Delegate=yes'", path, strempty(u.cgroup), u.id,
+                                     sscanf(u.id, "user@%lu.service", &owner) == 1 ? owner : 0UL);
+                else
+                        r = asprintf(ret_why, "%s is in %s of %s, which the user's own systemd manages: a "
+                                     "configuration cannot name a login session's cgroups. Delegate a scope "
+                                     "the user starts with 'systemd-run --user --scope -p Delegate=yes' at "
+                                     "run time instead ('cgbypassctl delegate')", path, strempty(u.cgroup), u.id);
+        } else if (u.delegate && u.cgroup && path_at_or_below(path, u.cgroup)) {
+                if (!strictly_below || !streq(path, u.cgroup))
+                        return 0;
+                r = asprintf(ret_why, "%s is the cgroup of %s (Delegate=yes): its own %s are systemd's (from the "
+                             "unit's settings and its slice's cgroup.subtree_control); configure them in a "
+                             "cgroup below it, e.g. %s/NAME", path, u.id, what, path);
         } else
-                r = config_errors_add(errs, loc, "%s is managed by systemd (it is in %s of %s, which has no "
-                                      "Delegate=yes): systemd rewrites the cgroup.subtree_control of the "
-                                      "cgroups it manages at every daemon-reload and unit start or stop. "
-                                      "Configure a subtree systemd delegates instead: the cgroup of a service "
-                                      "or scope with Delegate=yes, started before cgbypassd, or below it "
-                                      "(see cgbypassd(8), SYSTEMD)",
-                                      path, strempty(u.cgroup), strempty(u.id));
-        systemd_unit_done(&u);
-        return r < 0 ? -ENOMEM : -EINVAL;
+                r = asprintf(ret_why, "%s is managed by systemd (it is in %s of %s, which has no Delegate=yes): "
+                             "systemd rewrites the cgroup.subtree_control of the cgroups it manages at every "
+                             "daemon-reload and unit start or stop. %s",
+                             path, strempty(u.cgroup), strempty(u.id), fix);
+        if (r < 0) {
+                *ret_why = NULL;
+                return -ENOMEM;
+        }
+        return -EINVAL;
+}
+
+static int check_path(const char *path, bool strictly_below, const ConfigLocation *loc, const char *what,
+                      SystemdUnitLookup lookup, void *userdata, ConfigErrors *errs) {
+        _cleanup_free_ char *why = NULL;
+        int r;
+
+        r = rule(path, strictly_below, what, false, 0, lookup, userdata, &why);
+        if (r != -EINVAL)
+                return r;
+        return config_errors_add(errs, loc, "%s", why) < 0 ? -ENOMEM : -EINVAL;
+}
+
+int systemd_managed_check_delegation(const char *path, uid_t uid, SystemdUnitLookup lookup, void *userdata,
+                                     char **ret_why) {
+        return rule(path, false, NULL, true, uid, lookup, userdata, ret_why);
 }
 
 int systemd_managed_check(const Config *c, SystemdUnitLookup lookup, void *userdata, ConfigErrors *errs) {
@@ -189,11 +240,15 @@ static int lookup_on_bus(const char *path, SystemdUnit *ret, void *userdata) {
         return 0;
 }
 
+static bool under_systemd(Manager *m) {
+        return backend_get_type(m->backend) != BACKEND_SIM && sd_booted() > 0;
+}
+
 int manager_check_systemd_managed(Manager *m, const Config *c, ConfigErrors *errs) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
-        if (backend_get_type(m->backend) == BACKEND_SIM || sd_booted() <= 0)
+        if (!under_systemd(m))
                 return 0;
         r = systemd_bus(&bus);
         if (r < 0) {
@@ -203,4 +258,18 @@ int manager_check_systemd_managed(Manager *m, const Config *c, ConfigErrors *err
                                          "cgroups it manages (%m)") < 0 ? -ENOMEM : -EINVAL;
         }
         return systemd_managed_check(c, lookup_on_bus, bus, errs);
+}
+
+int manager_check_systemd_delegation(Manager *m, const char *path, uid_t uid, char **ret_why) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        *ret_why = NULL;
+        if (!under_systemd(m))
+                return 0;
+        r = systemd_bus(&bus);
+        if (r < 0)
+                return asprintf(ret_why, "cgbypassd runs under systemd but cannot ask it which cgroups it manages "
+                                "(%s)", strerror(-r)) < 0 ? -ENOMEM : -EINVAL;
+        return systemd_managed_check_delegation(path, uid, lookup_on_bus, bus, ret_why);
 }

@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "cgbypass/config.h"
 
@@ -32,8 +33,8 @@ typedef int (*SystemdUnitLookup)(const char *path, SystemdUnit *ret, void *userd
 
 /**
  * systemd_managed_check() - refuse the configuration's cgroups that systemd manages
- * @c: the configuration (AddDelegation's run-time delegations are not checked: they are
- *     the bus's business, and a reload must not fail for them)
+ * @c: the configuration (its run-time delegations are not checked: AddDelegation checked
+ *     them, with systemd_managed_check_delegation(), and a reload must not fail for them)
  * @lookup: systemd's answer for a path
  * @errs: one error per refused section, at its path= line, with the reason and the fix
  *
@@ -55,3 +56,28 @@ int systemd_managed_check(const Config *c, SystemdUnitLookup lookup, void *userd
  * Return: as systemd_managed_check(); 0 when not under systemd.
  */
 int manager_check_systemd_managed(Manager *m, const Config *c, ConfigErrors *errs);
+
+/**
+ * systemd_managed_check_delegation() - the same rule for AddDelegation's cgroup
+ * @path: the cgroup to delegate
+ * @uid: to whom
+ * @ret_why: when refused, the reason and the fix (free())
+ *
+ * As a [delegate] section: at or below the cgroup of a unit with Delegate=yes. Inside
+ * user@UID.service, whose inside the user's own systemd manages, only the cgroup of a scope
+ * or service of hers (the name ends in .scope or .service; not a slice), delegated to UID:
+ * cgbypassd cannot ask that systemd (its socket is in /run/user, which the unit's
+ * ProtectHome= hides), so the caller answers for its Delegate=yes.
+ *
+ * Return: 0 (allowed), -EINVAL with *@ret_why, or -ENOMEM.
+ */
+int systemd_managed_check_delegation(const char *path, uid_t uid, SystemdUnitLookup lookup, void *userdata,
+                                     char **ret_why);
+
+/**
+ * manager_check_systemd_delegation() - systemd_managed_check_delegation() with systemd's
+ * answers, under the conditions of manager_check_systemd_managed()
+ *
+ * Return: as systemd_managed_check_delegation(); 0 when not under systemd.
+ */
+int manager_check_systemd_delegation(Manager *m, const char *path, uid_t uid, char **ret_why);

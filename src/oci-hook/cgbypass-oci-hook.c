@@ -40,7 +40,10 @@ static void help(void) {
                "a container annotated org.cgbypass1.enable=CONTROLLER[,CONTROLLER...], asks\n"
                "cgbypassd to delegate the container's cgroup to its owner (a run-time\n"
                "delegation that ends with the cgroup) and to re-enable those controllers\n"
-               "there. A container without the annotation is left alone (exit 0).\n"
+               "there. For a container without the annotation it only asks cgbypassd, if it\n"
+               "runs, to look at the container's cgroup, which puts back cgbypassd's policy\n"
+               "where the runtime rewrote the ancestors' cgroup.subtree_control; it never\n"
+               "fails such a container (exit 0).\n"
                "\n"
                "Options:\n"
                "  -h --help          Show this help\n"
@@ -451,6 +454,37 @@ static int teardown(Hook *h) {
         return 0;
 }
 
+/*
+ * A container that asks for nothing may still sit below a cgroup cgbypassd manages, whose
+ * cgroup.subtree_control crun's cgroupfs manager has just overwritten: it writes every
+ * controller the root offers into each ancestor of the container's cgroup. GetCgroup on the
+ * container's cgroup makes cgbypassd re-read that subtree and put its policy back. Best effort
+ * and silent: such a container never fails for cgbypassd, nor starts it when it is not running.
+ */
+static int look(Hook *h) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *cp = h->has_config ? h->config.cgroups_path : NULL;
+        int r, running = 0;
+
+        if (cp && cp[0] == '/')
+                h->cgroup = strdup(cp);
+        else if (h->state.pid <= 0 || pid_cgroup(h->state.pid, &h->cgroup) < 0)
+                return 0;
+        if (!h->cgroup)
+                return -ENOMEM;
+        if (cgpath_verify(h->cgroup, CGPATH_MANAGED, NULL) < 0 || cgpath_is_root(h->cgroup))
+                return 0;
+        if (sd_bus_open_system(&h->bus) < 0)
+                return 0;
+        r = sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "NameHasOwner", NULL, &reply, "s", CGBYPASS_BUS_NAME);
+        if (r < 0 || sd_bus_message_read(reply, "b", &running) < 0 || !running)
+                return 0;
+        reply = sd_bus_message_unref(reply);
+        (void) cgbypass_get_cgroup(h->bus, h->cgroup, &reply, NULL);
+        return 0;
+}
+
 static int run(const Args *a) {
         _cleanup_(hook_done) Hook h = {};
         _cleanup_free_ char *text = NULL, *why = NULL;
@@ -477,7 +511,7 @@ static int run(const Args *a) {
         if (r < 0)
                 return fail(&h, r, "%s", why ? why : strerror(-r));
         if (h.req.controllers == 0)
-                return 0;
+                return stage == STAGE_SETUP ? look(&h) : 0;
 
         return stage == STAGE_SETUP ? setup(&h) : teardown(&h);
 }

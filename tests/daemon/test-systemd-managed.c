@@ -3,7 +3,8 @@
  * The rule for a systemd host (src/daemon/systemd-managed.c): a configuration may
  * name only subtrees systemd delegates. systemd's answers come from a table here, as
  * GetUnitByControlGroup gives them (the unit whose cgroup holds the path, found by
- * walking up); the VM test asks the real systemd.
+ * walking up); the VM test asks the real systemd. AddDelegation's cgroups go through the
+ * same rule (systemd_managed_check_delegation()).
  */
 #include <check.h>
 #include <errno.h>
@@ -175,12 +176,68 @@ START_TEST(test_all_sections) {
 }
 END_TEST
 
+/* AddDelegation's cgroup: the same rule, the fix worded for a run-time delegation */
+static const struct {
+        const char *path;
+        unsigned uid;
+        const char *error;      /* a piece of the refusal; NULL: allowed */
+        const char *error2;
+} runtime_cases[] = {
+        { "/system.slice", 4242, "/system.slice is managed by systemd (it is in /system.slice of system.slice, "
+          "which has no Delegate=yes)", "Delegate a subtree systemd delegates instead: the cgroup of a service or "
+          "scope with Delegate=yes, or a cgroup below it (see cgbypassd(8), SYSTEMD)" },
+        { "/system.slice/plain.service/ctr", 4242, "/system.slice/plain.service/ctr is managed by systemd (it is in "
+          "/system.slice/plain.service of plain.service", "Delegate a subtree" },
+        { "/", 4242, "/ is managed by systemd (it is in / of -.slice", NULL },
+        { "/system.slice/host.service2", 4242, "is managed by systemd", NULL },
+        /* a Delegate=yes unit's cgroup and below it */
+        { "/system.slice/host.service", 4242, NULL, NULL },
+        { "/system.slice/host.service/ctr", 4242, NULL, NULL },
+        /* inside the user's own systemd: a scope or service of hers, to her */
+        { "/user.slice/user-1000.slice/user@1000.service/app.slice/apps.scope", 1000, NULL, NULL },
+        { "/user.slice/user-1000.slice/user@1000.service/app.slice/x.service", 1000, NULL, NULL },
+        { "/user.slice/user-1000.slice/user@1000.service/app.slice/apps.scope", 1001,
+          "which the user's own systemd manages: only the cgroup of a scope or service of hers with Delegate=yes "
+          "can be delegated, and to that user (uid 1000)", "systemd-run --user --scope -p Delegate=yes" },
+        { "/user.slice/user-1000.slice/user@1000.service/app.slice", 1000, "which the user's own systemd manages",
+          NULL },
+        { "/user.slice/user-1000.slice/user@1000.service", 1000, "which the user's own systemd manages", NULL },
+        { "/user.slice/user-1000.slice/user@1000.service/app.slice/apps.scope/sub", 1000,
+          "which the user's own systemd manages", NULL },
+        { "/user.slice/user-1000.slice/x.scope", 1000, "/user.slice/user-1000.slice/x.scope is managed by systemd "
+          "(it is in /user.slice/user-1000.slice of user-1000.slice", NULL },
+        { "/fail/x", 4242, "/fail/x: cannot ask systemd which unit manages it (Input/output error); cgbypassd runs "
+          "under systemd and delegates only subtrees systemd delegates", NULL },
+};
+
+START_TEST(test_runtime) {
+        _cleanup_free_ char *why = NULL;
+        int r;
+
+        lookups = 0;
+        r = systemd_managed_check_delegation(runtime_cases[_i].path, runtime_cases[_i].uid, fake_lookup, &lookups,
+                                             &why);
+        ck_assert_uint_eq(lookups, 1);
+        if (!runtime_cases[_i].error) {
+                ck_assert_msg(r == 0, "%s refused: %d, %s", runtime_cases[_i].path, r, strempty(why));
+                ck_assert_ptr_null(why);
+                return;
+        }
+        ck_assert_int_eq(r, -EINVAL);
+        ck_assert_ptr_nonnull(why);
+        ck_assert_msg(strstr(why, runtime_cases[_i].error), "'%s' lacks '%s'", why, runtime_cases[_i].error);
+        if (runtime_cases[_i].error2)
+                ck_assert_msg(strstr(why, runtime_cases[_i].error2), "'%s' lacks '%s'", why, runtime_cases[_i].error2);
+}
+END_TEST
+
 static Suite *systemd_managed_suite(void) {
         Suite *s = suite_create("systemd-managed");
         TCase *tc = tcase_create("rule");
 
         tcase_add_loop_test(tc, test_rule, 0, sizeof(cases) / sizeof(cases[0]));
         tcase_add_test(tc, test_all_sections);
+        tcase_add_loop_test(tc, test_runtime, 0, sizeof(runtime_cases) / sizeof(runtime_cases[0]));
         suite_add_tcase(s, tc);
         return s;
 }

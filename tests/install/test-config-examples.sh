@@ -41,16 +41,17 @@ done
 	not_ok "$(basename "$default") lacks$missing"
 
 # An example for a systemd host configures a Delegate=yes unit's subtree; on
-# the sim a drop-in plays systemd's part, which enables the controllers on the
-# way down to the unit's cgroup (tests/system checks the real one).
+# the sim a drop-in plays systemd's part, which enables the controllers of
+# Delegate=yes (cpu cpuset io memory pids) on the way down to the unit's
+# cgroup (tests/system checks the real one).
 mkdir "$work/systemd"
 cat >"$work/systemd/00-as-systemd.conf" <<'EOF'
 [cgroup]
 path = /
-subtree-control = +cpu +io +memory +pids
+subtree-control = +cpu +cpuset +io +memory +pids
 [cgroup]
 path = /system.slice
-subtree-control = +cpu +io +memory +pids
+subtree-control = +cpu +cpuset +io +memory +pids
 EOF
 for ex in "$@"; do
 	name=$(basename "$ex")

@@ -104,12 +104,19 @@ bundle "$D/b1" "$good"
 make_cgroup /ctr/c1 || { echo "Bail out! cannot make /ctr/c1"; exit 1; }
 check "before the hook, /ctr/c1 has cpu and io bypassed" test "$(controllers /ctr/c1)" = "#cpu #io memory"
 
-# no annotation: nothing to do, not even a bus connection
+# no annotation: at most a look at its cgroup (GetCgroup), best effort: never a failure
 before=$(delegations)
 HOOK_ERR=$(state c0 creating "$D/b1" '{"other":"x"}' | DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent "$hook" 2>&1)
 HOOK_RC=$?
 [ "$HOOK_RC" -eq 0 ] && [ -z "$HOOK_ERR" ] && [ "$(delegations)" = "$before" ] &&
 	ok "a container without org.cgbypass1.enable: exit 0, silent, no bus needed" || not_ok "no annotation" "$HOOK_RC $HOOK_ERR"
+run_hook "$(state c0 creating "$D/b1" '{"other":"x"}')"
+[ "$HOOK_RC" -eq 0 ] && [ -z "$HOOK_ERR" ] && [ "$(delegations)" = "$before" ] &&
+	ok "... with the daemon there: exit 0, silent, nothing delegated" || not_ok "no annotation, daemon there" "$HOOK_RC $HOOK_ERR"
+bundle "$D/b0" '{"ociVersion":"1.0.2","linux":{"cgroupsPath":"/no/such/../cgroup"}}'
+run_hook "$(state c0 creating "$D/b0" '{}')"
+[ "$HOOK_RC" -eq 0 ] && [ -z "$HOOK_ERR" ] && ok "... and with a cgroupsPath cgbypassd would refuse: exit 0, silent" ||
+	not_ok "no annotation, a bad cgroupsPath" "$HOOK_RC $HOOK_ERR"
 
 run_hook "$(state c1 creating "$D/b1" '{"org.cgbypass1.enable":"cpu,io"}')"
 [ "$HOOK_RC" -eq 0 ] && [ -z "$HOOK_ERR" ] && ok "createRuntime: exit 0, silent" || not_ok "createRuntime" "$HOOK_RC $HOOK_ERR"

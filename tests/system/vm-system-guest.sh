@@ -213,13 +213,13 @@ has "cgbypassctl tree cpu: $CT's cpu is shared by .control, supervisor and runti
 [ $st -eq 0 ] && ! printf '%s\n' "$out" | grep -q "[-]$CT/" && ok "... and no cgroup below $CT has a cpu of its own" ||
 	not_ok "cgbypassctl tree cpu: a cgroup below $CT has its own cpu (exit $st)" "$out$err"
 if [ "$backend" = native ]; then
-	is "$CT/runtime in the kernel: cpu and io bypassed, memory and pids" "#cpu #io memory pids" \
+	is "$CT/runtime in the kernel: cpu and io bypassed, cpuset, memory and pids" "cpuset #cpu #io memory pids" \
 		"$(cgfile "$CT/runtime" cgroup.controllers)"
 else
-	is "$CT/runtime in the kernel: memory and pids (cpu and io bypassed by the daemon)" "memory pids" \
+	is "$CT/runtime in the kernel: cpuset, memory and pids (cpu and io bypassed by the daemon)" "cpuset memory pids" \
 		"$(cgfile "$CT/runtime" cgroup.controllers)"
 fi
-show_has "the daemon's view of $CT/runtime: cpu and io bypassed" "$CT/runtime" "Controllers: #cpu #io memory pids"
+show_has "the daemon's view of $CT/runtime: cpu and io bypassed" "$CT/runtime" "Controllers: cpuset #cpu #io memory pids"
 show_has "... delegated to bob, as the example says (user = 1001)" "$CT/runtime" "Delegated to: bob (1001)"
 is "$CT/runtime is bob's" 1001 "$(stat -c %u "$CG$CT/runtime" 2>&1)"
 
@@ -338,18 +338,40 @@ rm /etc/cgbypassd/conf.d/70-systemd.conf
 reload_wait
 has "the file removed, a reload is accepted again" "$reload_log" 'Reloaded the configuration: 0 operation(s)\.$'
 
+# ---- the same rule for run-time delegations (AddDelegation, as root) ----
+dl0=$(cgbypassctl delegations 2>&1)
+sys_sc=$(cgfile /system.slice cgroup.subtree_control)
+run root delegate /system.slice alice cpu
+is "cgbypassctl delegate /system.slice: refused (exit 1)" 1 "$st"
+evidence "$err"
+has "... systemd manages it: the reason" "$err" \
+	'/system\.slice is managed by systemd (it is in /system\.slice of system\.slice, which has no Delegate=yes)'
+has "... and the fix" "$err" 'Delegate a subtree systemd delegates instead: the cgroup of a service or scope with Delegate=yes'
+has "... with the error's name" "$err" 'org\.cgbypass1\.Error\.NotManaged'
+run root delegate /system.slice/dbus.service/x alice cpu
+is "cgbypassctl delegate /system.slice/dbus.service/x (no Delegate=yes): refused (exit 1)" 1 "$st"
+evidence "$err"
+has "... the unit systemd answers for it" "$err" \
+	'/system\.slice/dbus\.service/x is managed by systemd (it is in /system\.slice/dbus\.service of dbus\.service,'
+[ ! -e "$CG/system.slice/dbus.service/x" ] && ok "... and made no cgroup" || not_ok "a refused delegation made a cgroup"
+is "... /system.slice is as before" "$sys_sc" "$(cgfile /system.slice cgroup.subtree_control)"
+is "... and the delegations are as before" "$dl0" "$(cgbypassctl delegations 2>&1)"
+# inside a Delegate=yes unit: accepted (and ended again)
+succeeds "cgbypassctl delegate $HOST/rt alice cpu: below a Delegate=yes unit, accepted" root delegate "$HOST/rt" alice cpu
+succeeds "... cgbypassctl undelegate $HOST/rt" root undelegate "$HOST/rt"
+rmdir "$CG$HOST/rt" 2>/dev/null
+
 # ---- the owner's changes through cgbypassctl, and a restart keeps them ----
 succeeds "alice: cgbypassctl enable $DELEG cpu" alice enable "$DELEG" cpu
 as_alice mkdir "$CG$DELEG/app" && ok "alice makes $DELEG/app" || not_ok "alice mkdir"
 succeeds "alice: cgbypassctl set $DELEG '#cpu'" alice set "$DELEG" '#cpu'
 succeeds "alice: cgbypassctl enable $DELEG/app cpu" alice enable "$DELEG/app" cpu
-# The kernel gives the files of a controller to whoever enabled it: the
-# daemon (root), not the owner of the cgroup.
+# The kernel gives the files of a controller to whoever enabled it (root, the
+# daemon); the daemon hands them to the delegation's owner (ownership.c).
 if as_alice sh -c "echo 42 >$CG$DELEG/app/cpu.weight" 2>"$LOGS/w"; then
 	is "alice sets $DELEG/app/cpu.weight" 42 "$(cgfile "$DELEG/app" cpu.weight)"
 else
-	not_ok "alice sets $DELEG/app/cpu.weight # TODO the daemon leaves a re-enabled controller's files root's" \
-		"$(cat "$LOGS/w"; ls -ln "$CG$DELEG/app"/cpu.*)"
+	not_ok "alice sets $DELEG/app/cpu.weight" "$(cat "$LOGS/w"; ls -ln "$CG$DELEG/app"/cpu.*)"
 	echo 42 >"$CG$DELEG/app/cpu.weight"
 fi
 before=$(tree "$HOST")
