@@ -25,26 +25,8 @@ bus_env_use_cgroup2 cgb-lim
 bus_env_polkit_setup alice
 
 D=$BUS_ENV_DIR
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = emulated
-max-cgroups-per-delegation = 5
-max-delegated-cgroups = 8
-
-[cgroup]
-path = /
-subtree-control = #$X
-
-[delegate]
-path = /a1
-user = $alice
-controllers = $X
-
-[delegate]
-path = /a2
-user = $alice
-controllers = $X
-CONF
+bus_env_config limits.conf backend=emulated top= x="$X" alice="$alice" || { echo "Bail out! the configuration"; exit 1; }
+printf '\n[cgroup]\npath = /\nsubtree-control = #%s\n' "$X" >>"$D/c.conf"
 as() { bus_env_client_as "$1" --no-interactive call "${@:2}"; }
 children() { "$client" call GetCgroup "$1" | sed -n 's/^children=//p'; }
 count() { tr ' ' '\n' <<<"$1" | grep -c "^$2"; }

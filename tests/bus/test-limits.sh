@@ -38,11 +38,8 @@ for v in 0 abc 1000001 -3; do
 		ok "--check-config: max-delegated-cgroups = $v is refused" || not_ok "bad limit $v" "$out"
 done
 
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = sim
-max-cgroups-per-delegation = 5
-max-delegated-cgroups = 8
+bus_env_config limits.conf backend=sim top=/srv x=cpu alice="$alice" || { echo "Bail out! the configuration"; exit 1; }
+cat >>"$D/c.conf" <<CONF
 
 [cgroup]
 path = /
@@ -51,16 +48,6 @@ subtree-control = +cpu +memory
 [cgroup]
 path = /srv
 subtree-control = #cpu +memory
-
-[delegate]
-path = /srv/a1
-user = $alice
-controllers = cpu
-
-[delegate]
-path = /srv/a2
-user = $alice
-controllers = cpu
 CONF
 bus_env_start_daemon --config "$D/c.conf" --config-dir "$D/none" --cgroup-root "$root" --state-directory "$state" ||
 	{ echo "Bail out! cgbypassd did not start"; exit 1; }

@@ -24,20 +24,7 @@ bus_env_use_cgroup2 cgb-lat
 bus_env_start_bus || { echo "Bail out! the private bus did not start"; exit 1; }
 bus_env_add_user alice || { echo "Bail out! useradd failed"; exit 1; }
 
-D=$BUS_ENV_DIR
-cat >"$D/c.conf" <<CONF
-[daemon]
-backend = emulated
-
-[cgroup]
-path = /
-subtree-control = #$X
-
-[delegate]
-path = /alice
-user = $alice
-controllers = $X
-CONF
+bus_env_config alice.conf backend=emulated x="$X" alice="$alice" || { echo "Bail out! the configuration"; exit 1; }
 bus_env_start_cgbypassd "$scratch" || { echo "Bail out! cgbypassd did not start on $scratch"; exit 1; }
 for ((i = 0; i < 300; i++)); do echo "$scratch/alice/k$i"; done | bus_env_as "$alice" xargs mkdir
 bus_env_wait_for 10 sh -c "'$client' call GetCgroup /alice/k299 | grep -q ^ok" &&
