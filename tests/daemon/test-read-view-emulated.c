@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "manager.h"
+#include "manager-test.h"
 
 static char *mnt, *scratch, *dir;
 static const char *X;
@@ -88,8 +88,7 @@ static void rmdir_below(const char *path) {
 static Manager *start(void) {
         _cleanup_free_ char *conf = xstrdupf("%s/c.conf", dir), *none = xstrdupf("%s/none", dir);
         _cleanup_free_ char *state = xstrdupf("%s/state", dir);
-        ConfigErrors errs = CONFIG_ERRORS_INIT;
-        Manager *m = NULL;
+        Manager *m;
         FILE *f;
 
         (void) mkdir(none, 0755);
@@ -100,14 +99,8 @@ static Manager *start(void) {
                 "[delegate]\npath = /alice\nuser = 65534\ncontrollers = %s\n", scratch, state, X, X);
         ck_assert_int_eq(fclose(f), 0);
 
-        ManagerOptions o = { .config_file = conf, .config_dir = none };
-        ck_assert_int_eq(manager_new(&o, &m), 0);
-        ck_assert_int_eq(manager_load_config(m, &errs), 0);
-        ck_assert_int_eq(manager_open_backend(m), 0);
-        ck_assert_int_eq(manager_apply(m, &errs, NULL, NULL), 0);
-        config_errors_done(&errs);
-        ck_assert_int_ge(sd_event_new(&m->event), 0);
-        ck_assert_int_eq(watch_start(m), 0);
+        m = test_manager_start(conf, none);
+        test_manager_watch(m);
         return m;
 }
 

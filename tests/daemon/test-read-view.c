@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "manager.h"
+#include "manager-test.h"
 
 #define N_OWNER_CGROUPS 200
 
@@ -36,8 +36,7 @@ static char *at(const char *fmt, ...) {
 
 static Manager *start(bool watches) {
         _cleanup_free_ char *conf = NULL, *none = NULL, *root = NULL, *state = NULL;
-        ConfigErrors errs = CONFIG_ERRORS_INIT;
-        Manager *m = NULL;
+        Manager *m;
         FILE *f;
 
         ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -54,20 +53,13 @@ static Manager *start(bool watches) {
                 "[delegate]\npath = /srv/alice\nuser = %u\ncontrollers = cpu\n", root, state, (unsigned) getuid());
         ck_assert_int_eq(fclose(f), 0);
 
-        ManagerOptions o = { .config_file = conf, .config_dir = none };
-        ck_assert_int_eq(manager_new(&o, &m), 0);
-        ck_assert_int_eq(manager_load_config(m, &errs), 0);
-        ck_assert_int_eq(manager_open_backend(m), 0);
-        ck_assert_int_eq(manager_apply(m, &errs, NULL, NULL), 0);
-        config_errors_done(&errs);
+        m = test_manager_start(conf, none);
         for (unsigned i = 0; i < N_OWNER_CGROUPS; i++) {
                 _cleanup_free_ char *p = at("root/srv/alice/d%u", i);
                 ck_assert_int_eq(mkdir(p, 0755), 0);
         }
-        if (watches) {
-                ck_assert_int_ge(sd_event_new(&m->event), 0);
-                ck_assert_int_eq(watch_start(m), 0);
-        }
+        if (watches)
+                test_manager_watch(m);
         return m;
 }
 
