@@ -404,8 +404,10 @@ static int adopt_kernel_cgroup(Manager *m, const char *root, const char *path, P
         return r < 0 ? r : 1;
 }
 
-/* The directories below @path in the kernel, counted up to @limit. */
-static int count_dirs(int root_fd, const char *path, unsigned depth, size_t limit, size_t *n) {
+typedef int (*SubdirFn)(const char *sub, unsigned depth, void *userdata);
+
+/* @visit on each subdirectory of @path in the kernel, until it returns non-zero (> 0: stop, no error) */
+static int for_each_subdir(int root_fd, const char *path, unsigned depth, SubdirFn visit, void *userdata) {
         _cleanup_close_ int fd = -1;
         DIR *d;
         int r = 0;
@@ -419,54 +421,65 @@ static int count_dirs(int root_fd, const char *path, unsigned depth, size_t limi
         if (!d)
                 return -errno;
         fd = -1;
-        for (struct dirent *de; r >= 0 && *n <= limit && (de = readdir(d));) {
+        for (struct dirent *de; r == 0 && (de = readdir(d));) {
                 _cleanup_free_ char *sub = NULL;
 
                 if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
                 sub = child_path(path, de->d_name);
-                if (!sub)
-                        r = -ENOMEM;
-                else {
-                        (*n)++;
-                        r = count_dirs(root_fd, sub, depth + 1, limit, n);
-                }
+                r = sub ? visit(sub, depth + 1, userdata) : -ENOMEM;
         }
         (void) closedir(d);
         return r;
 }
 
+typedef struct {
+        int root_fd;
+        size_t limit;
+        size_t *n;
+} DirCount;
+
+static int count_visit(const char *sub, unsigned depth, void *userdata) {
+        DirCount *c = userdata;
+        int r;
+
+        (*c->n)++;
+        r = for_each_subdir(c->root_fd, sub, depth, count_visit, c);
+        return r < 0 ? r : *c->n > c->limit;
+}
+
+/* The directories below @path in the kernel, counted up to @limit (and one more). */
+static int count_dirs(int root_fd, const char *path, unsigned depth, size_t limit, size_t *n) {
+        DirCount c = { .root_fd = root_fd, .limit = limit, .n = n };
+        int r = for_each_subdir(root_fd, path, depth, count_visit, &c);
+
+        return r < 0 ? r : 0;
+}
+
+typedef struct {
+        Manager *m;
+        int root_fd;
+        const char *root;
+        PathList *learnt;
+} Adoption;
+
+static int adopt_visit(const char *sub, unsigned depth, void *userdata) {
+        Adoption *a = userdata;
+        int r;
+
+        if (manager_has_cgroup(a->m, sub))
+                r = for_each_subdir(a->root_fd, sub, depth, adopt_visit, a);
+        else
+                r = adopt_kernel_cgroup(a->m, a->root, sub, a->learnt);
+        return r < 0 ? r : 0;
+}
+
 /* The directories below @path that the model lacks, taken on (the delegation is within its limits). */
 static int adopt_missing(Manager *m, int root_fd, const char *root, const char *path, unsigned depth,
                          PathList *learnt) {
-        _cleanup_close_ int fd = -1;
-        DIR *d;
-        int r = 0;
+        Adoption a = { .m = m, .root_fd = root_fd, .root = root, .learnt = learnt };
 
-        if (depth >= MANAGER_PATH_DEPTH_MAX)
-                return 0;
-        fd = open_dir(root_fd, path, O_RDONLY);
-        if (fd < 0)
-                return fd == -ENOENT ? 0 : fd;
-        d = fdopendir(fd);
-        if (!d)
-                return -errno;
-        fd = -1;
-        for (struct dirent *de; r >= 0 && (de = readdir(d));) {
-                _cleanup_free_ char *sub = NULL;
-
-                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                sub = child_path(path, de->d_name);
-                if (!sub)
-                        r = -ENOMEM;
-                else if (manager_has_cgroup(m, sub))
-                        r = adopt_missing(m, root_fd, root, sub, depth + 1, learnt);
-                else
-                        r = adopt_kernel_cgroup(m, root, sub, learnt);
-        }
-        (void) closedir(d);
-        return r < 0 ? r : 0;
+        return for_each_subdir(root_fd, path, depth, adopt_visit, &a);
 }
 
 /* After an rmdir: the over-limit delegations whose directories fit again are taken on whole. */
