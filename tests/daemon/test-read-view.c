@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../check-run.h"
 #include "manager-test.h"
 
 #define N_OWNER_CGROUPS 200
@@ -151,18 +152,6 @@ START_TEST(test_without_watches_reads_refresh) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("read-view");
-        TCase *tc = tcase_create("core");
-        SRunner *sr;
-        int failed;
-
-        tcase_add_test(tc, test_reads_walk_nothing);
-        tcase_add_test(tc, test_reads_see_owner_changes);
-        tcase_add_test(tc, test_without_watches_reads_refresh);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? 0 : 1;
+        return check_run(CHECK_SUITE("read-view", "core", NULL, NULL, test_reads_walk_nothing,
+                                     test_reads_see_owner_changes, test_without_watches_reads_refresh));
 }

@@ -180,6 +180,10 @@ fi
 # ---- systemd starts the service at boot ----
 is "cgbypassd.service is enabled" enabled "$(systemctl is-enabled cgbypassd.service 2>&1)"
 is "systemd started cgbypassd.service at boot" active "$(systemctl is-active cgbypassd.service 2>&1)"
+# every later check would wait on D-Bus activation of a failing unit (25 s
+# each, past the VM's time limit): stop here with the reason instead
+systemctl -q is-active cgbypassd.service ||
+	bail "cgbypassd.service is not active: $(journalctl -b -u cgbypassd.service --no-pager -o cat | tail -n 20)"
 pid=$(unit_prop cgbypassd.service MainPID)
 is "its main process is /usr/sbin/cgbypassd" /usr/sbin/cgbypassd "$(readlink "/proc/$pid/exe" 2>&1)"
 has "it runs in its own cgroup" "$(cat "/proc/$pid/cgroup" 2>&1)" '^0::/system.slice/cgbypassd.service$'
