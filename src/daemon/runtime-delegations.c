@@ -125,6 +125,11 @@ static int save(Manager *m, const Config *c) {
         return file_write_atomic(manager_state_dir(m), RUNTIME_DELEGATIONS_FILE_NAME, text);
 }
 
+/*
+ * The desired state from the delegations as they are now, recorded as the
+ * applied one too: an ended delegation's cgroup (or one made for a delegation
+ * that ends with it) is then no longer wanted, and its removal is no drift.
+ */
 static int rebuild_desired(Manager *m) {
         DesiredSet d = {};
         int r = desired_from_config(m->config, &d);
@@ -133,6 +138,12 @@ static int rebuild_desired(Manager *m) {
                 return r;
         desired_set_done(&m->desired);
         m->desired = d;
+        if (m->options.read_only)
+                return 0;
+        r = state_file_save(manager_state_dir(m), &m->desired);
+        if (r < 0)
+                log_warning_errno(r, "Failed to record the applied state in '%s', ignoring (a cgroup the ended "
+                                  "delegation made may be reported as drift): %m", manager_state_dir(m));
         return 0;
 }
 

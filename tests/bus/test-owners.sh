@@ -282,10 +282,21 @@ as root RemoveDelegation /rt/c1
 	[ "$(key /rt/c1 delegated_to)" = 4294967295 ] && ! grep -q ' /rt/c1 ' "$state/delegations" &&
 	ok "RemoveDelegation: every file and directory back to root, the cgroups stay" ||
 	not_ok "RemoveDelegation" "$out $(find "$root/rt/c1" ! -user root | head -3)"
+# a delegation made and ended with no restart between, its cgroup then removed by root
+as root AddDelegation /rt/brief "$bob_uid" cpu ''
+as root RemoveDelegation /rt/brief
+rm -rf "$root/rt/brief"
+"$client" call GetCgroup /rt >/dev/null
+# drift at the next start is reckoned from the applied state
+! grep -q ' /rt/brief ' "$state/applied-state" &&
+	ok "an ended delegation's cgroup leaves the applied state: its removal is no drift" ||
+	not_ok "applied state after RemoveDelegation" "$(grep ' /rt/' "$state/applied-state")"
 bus_env_stop_daemon
 start || not_ok "restart"
 [ "$(key /rt/c1 delegated_to)" = 4294967295 ] && [ "$(key /rt/ns delegation_kind)" = runtime ] &&
 	ok "... and it stays ended after a restart; the persistent one stays" || not_ok "after restart"
+! grep -q 'Drift: /rt/' "$BUS_ENV_DAEMON_LOG" && ok "... and the restart reports no drift below /rt" ||
+	not_ok "drift after ended delegations" "$(grep "Drift: " "$BUS_ENV_DAEMON_LOG")"
 
 # a configured delegation that ends takes its files back too
 write_conf ""
