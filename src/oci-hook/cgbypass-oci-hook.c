@@ -40,8 +40,8 @@ static void help(void) {
                "a container annotated org.cgbypass1.enable=CONTROLLER[,CONTROLLER...], asks\n"
                "cgbypassd to delegate the container's cgroup to its owner (a run-time\n"
                "delegation that ends with the cgroup) and to re-enable those controllers\n"
-               "there. For a container without the annotation it only asks cgbypassd, if it\n"
-               "runs, to look at the container's cgroup, which puts back cgbypassd's policy\n"
+               "there. For a container without the annotation, when run as root, it only\n"
+               "asks cgbypassd, if it runs, to reload, which puts back cgbypassd's policy\n"
                "where the runtime rewrote the ancestors' cgroup.subtree_control; it never\n"
                "fails such a container (exit 0).\n"
                "\n"
@@ -457,15 +457,21 @@ static int teardown(Hook *h) {
 /*
  * A container that asks for nothing may still sit below a cgroup cgbypassd manages, whose
  * cgroup.subtree_control crun's cgroupfs manager has just overwritten: it writes every
- * controller the root offers into each ancestor of the container's cgroup. GetCgroup on the
- * container's cgroup makes cgbypassd re-read that subtree and put its policy back. Best effort
- * and silent: such a container never fails for cgbypassd, nor starts it when it is not running.
+ * controller the root offers into each ancestor of the container's cgroup. Reads answer from
+ * cgbypassd's model and do not see such a write; Reload is the documented refresh after
+ * another writer (it re-reads the hierarchy and puts the policy back). Only as root: a
+ * rootless runtime cannot write those ancestors, and must not wait on a polkit prompt. Best
+ * effort and silent: such a container never fails for cgbypassd, nor starts it when it is not
+ * running.
  */
 static int look(Hook *h) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         const char *cp = h->has_config ? h->config.cgroups_path : NULL;
         int r, running = 0;
 
+        if (geteuid() != 0)
+                return 0;
         if (cp && cp[0] == '/')
                 h->cgroup = strdup(cp);
         else if (h->state.pid <= 0 || pid_cgroup(h->state.pid, &h->cgroup) < 0)
@@ -480,8 +486,7 @@ static int look(Hook *h) {
                                "NameHasOwner", NULL, &reply, "s", CGBYPASS_BUS_NAME);
         if (r < 0 || sd_bus_message_read(reply, "b", &running) < 0 || !running)
                 return 0;
-        reply = sd_bus_message_unref(reply);
-        (void) cgbypass_get_cgroup(h->bus, h->cgroup, &reply, NULL);
+        (void) cgbypass_reload(h->bus, &e);
         return 0;
 }
 

@@ -104,7 +104,7 @@ bundle "$D/b1" "$good"
 make_cgroup /ctr/c1 || { echo "Bail out! cannot make /ctr/c1"; exit 1; }
 check "before the hook, /ctr/c1 has cpu and io bypassed" test "$(controllers /ctr/c1)" = "#cpu #io memory"
 
-# no annotation: at most a look at its cgroup (GetCgroup), best effort: never a failure
+# no annotation: at most a Reload (as root), best effort: never a failure
 before=$(delegations)
 HOOK_ERR=$(state c0 creating "$D/b1" '{"other":"x"}' | DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent "$hook" 2>&1)
 HOOK_RC=$?
@@ -113,6 +113,14 @@ HOOK_RC=$?
 run_hook "$(state c0 creating "$D/b1" '{"other":"x"}')"
 [ "$HOOK_RC" -eq 0 ] && [ -z "$HOOK_ERR" ] && [ "$(delegations)" = "$before" ] &&
 	ok "... with the daemon there: exit 0, silent, nothing delegated" || not_ok "no annotation, daemon there" "$HOOK_RC $HOOK_ERR"
+# what crun's cgroupfs manager does to the parent before the hook runs: every controller enabled
+sc_before=$(cat "$root/ctr/cgroup.subtree_control")
+printf 'cpu io memory\n' >"$root/ctr/cgroup.subtree_control"
+run_hook "$(state c0 creating "$D/b1" '{"other":"x"}')"
+[ "$HOOK_RC" -eq 0 ] && [ "$(cat "$root/ctr/cgroup.subtree_control")" = "$sc_before" ] &&
+	[ "$(controllers /ctr/c1)" = "#cpu #io memory" ] &&
+	ok "... after the runtime rewrote the parent's subtree_control: the hook's reload puts the bypass back" ||
+	not_ok "no annotation: the policy put back" "$HOOK_RC $HOOK_ERR; '$(cat "$root/ctr/cgroup.subtree_control")', not '$sc_before'"
 bundle "$D/b0" '{"ociVersion":"1.0.2","linux":{"cgroupsPath":"/no/such/../cgroup"}}'
 run_hook "$(state c0 creating "$D/b0" '{}')"
 [ "$HOOK_RC" -eq 0 ] && [ -z "$HOOK_ERR" ] && ok "... and with a cgroupsPath cgbypassd would refuse: exit 0, silent" ||

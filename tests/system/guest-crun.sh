@@ -190,7 +190,7 @@ check "... and it holds" test "$(cat "$CG$P/cgb-ctr1/main/cpu.weight")" = 42
 check "the process stays in main" grep -qx "$pid" "$CG$P/cgb-ctr1/main/cgroup.procs"
 
 # a second container that asks for nothing: crun writes "+cpu +io ..." to $P
-# again; its hook has cgbypassd look, which puts the bypass back
+# again; its hook has cgbypassd reload, which puts the bypass back
 mkdir -p "$W/b0"
 cp -a "$W/b/rootfs" "$W/b0/"
 bundle_config cgb-ctr0 "" >"$W/b0/config.json"
@@ -201,7 +201,7 @@ else
 fi
 sc0=$(cat "$CG$P/cgroup.subtree_control")
 plan=$(cgbypassd --plan 2>&1)
-[ -z "$plan" ] && ok "... cgbypassd --plan is empty after it (the hook had cgbypassd look)" ||
+[ -z "$plan" ] && ok "... cgbypassd --plan is empty after it (the hook had cgbypassd reload)" ||
 	not_ok "cgbypassd --plan is empty after the second container" "$plan"
 if [ "$backend" = native ]; then
 	same_as_before "$sc0" && ok "... $P's cgroup.subtree_control is as cgbypassd set it ('$sc0')" ||
