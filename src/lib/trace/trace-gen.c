@@ -413,12 +413,19 @@ static GenLabel *pick_label(Gen *g, bool alive) {
         return k < 0 ? NULL : &g->labels[k];
 }
 
-static int op_spawn(Gen *g) {
-        GenLabel *l = pick_label(g, false);
-        int i = pick_path(g, weight_procs, PICK_ROOT | PICK_MISSING);
-        Cgroup *c;
+/* spawn's and move's operands: a label (@alive or not) and a path; false: there is none to pick */
+static bool pick_proc_op(Gen *g, bool alive, GenLabel **ret_l, int *ret_i) {
+        *ret_l = pick_label(g, alive);
+        *ret_i = pick_path(g, weight_procs, PICK_ROOT | PICK_MISSING);
+        return *ret_l && *ret_i >= 0;
+}
 
-        if (!l || i < 0)
+static int op_spawn(Gen *g) {
+        GenLabel *l;
+        Cgroup *c;
+        int i;
+
+        if (!pick_proc_op(g, false, &l, &i))
                 return op_mkdir(g);
         c = gen_cg(g, (size_t) i);
         if (c && hierarchy_spawn(g->h, c, &l->id, NULL) >= 0)
@@ -427,15 +434,13 @@ static int op_spawn(Gen *g) {
 }
 
 static int op_move(Gen *g) {
-        GenLabel *l = pick_label(g, true);
-        int i = pick_path(g, weight_procs, PICK_ROOT | PICK_MISSING);
-        Cgroup *c;
+        GenLabel *l;
+        int i;
 
-        if (!l || i < 0)
+        if (!pick_proc_op(g, true, &l, &i))
                 return op_spawn(g);
-        c = gen_cg(g, (size_t) i);
-        if (c)
-                (void) hierarchy_move(g->h, l->id, c, true, NULL);
+        if (gen_cg(g, (size_t) i))
+                (void) hierarchy_move(g->h, l->id, gen_cg(g, (size_t) i), true, NULL);
         return gen_line(g, "move %s %s", l->name, gen_paths[i]);
 }
 
