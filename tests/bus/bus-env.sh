@@ -340,11 +340,11 @@ bus_env_stop_daemon() {
 	return 0
 }
 
-# Stops the daemon; one test: it exits 0 without a sanitizer report (DESCRIPTION, else a default).
+# bus_env_stop_clean DESCRIPTION: stops the daemon; one test, that it exits 0 without a sanitizer report
 bus_env_stop_clean() {
 	bus_env_stop_daemon
 	[ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ! grep -qi sanitizer "$BUS_ENV_DAEMON_LOG" &&
-		ok "${1:-the daemon exits cleanly, no sanitizer report}" ||
+		ok "$1" ||
 		not_ok "exit status $BUS_ENV_DAEMON_STATUS" "$(grep -i -A8 sanitizer "$BUS_ENV_DAEMON_LOG")"
 }
 

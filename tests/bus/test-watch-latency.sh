@@ -37,5 +37,5 @@ else
 fi
 while IFS= read -r line; do echo "# emulated (host): $line"; done <<<"$out"
 bus_env_daemon_alive && ok "the daemon is still running" || not_ok "daemon" "$(tail "$BUS_ENV_DAEMON_LOG")"
-bus_env_stop_clean
+bus_env_stop_clean "the daemon exits cleanly, no sanitizer report"
 bus_env_done
