@@ -413,35 +413,28 @@ static GenLabel *pick_label(Gen *g, bool alive) {
         return k < 0 ? NULL : &g->labels[k];
 }
 
-/* spawn's and move's operands: a label (@alive or not) and a path; false: there is none to pick */
-static bool pick_proc_op(Gen *g, bool alive, GenLabel **ret_l, int *ret_i) {
-        *ret_l = pick_label(g, alive);
-        *ret_i = pick_path(g, weight_procs, PICK_ROOT | PICK_MISSING);
-        return *ret_l && *ret_i >= 0;
+/* spawn (a label not alive) or @move (an alive one) into a path; without a label or a path, something else */
+static int op_proc(Gen *g, bool move) {
+        GenLabel *l = pick_label(g, move);
+        int i = pick_path(g, weight_procs, PICK_ROOT | PICK_MISSING);
+        Cgroup *c;
+
+        if (!l || i < 0)
+                return move ? op_proc(g, false) : op_mkdir(g);
+        c = gen_cg(g, (size_t) i);
+        if (c && move)
+                (void) hierarchy_move(g->h, l->id, c, true, NULL);
+        else if (c && hierarchy_spawn(g->h, c, &l->id, NULL) >= 0)
+                l->alive = true;
+        return gen_line(g, "%s %s %s", move ? "move" : "spawn", l->name, gen_paths[i]);
 }
 
 static int op_spawn(Gen *g) {
-        GenLabel *l;
-        Cgroup *c;
-        int i;
-
-        if (!pick_proc_op(g, false, &l, &i))
-                return op_mkdir(g);
-        c = gen_cg(g, (size_t) i);
-        if (c && hierarchy_spawn(g->h, c, &l->id, NULL) >= 0)
-                l->alive = true;
-        return gen_line(g, "spawn %s %s", l->name, gen_paths[i]);
+        return op_proc(g, false);
 }
 
 static int op_move(Gen *g) {
-        GenLabel *l;
-        int i;
-
-        if (!pick_proc_op(g, true, &l, &i))
-                return op_spawn(g);
-        if (gen_cg(g, (size_t) i))
-                (void) hierarchy_move(g->h, l->id, gen_cg(g, (size_t) i), true, NULL);
-        return gen_line(g, "move %s %s", l->name, gen_paths[i]);
+        return op_proc(g, true);
 }
 
 static int op_kill(Gen *g) {
