@@ -179,10 +179,9 @@ static int authorize(Manager *m, sd_bus_message *msg, const Caller *caller, cons
         }
 }
 
-/* AddDelegation and RemoveDelegation: org.cgbypass1.delegate for anyone but root. Return: as authorize(). */
 /*
- * polkit's say on AddDelegation (@names: its controllers) or RemoveDelegation (@names NULL) of @cgroup, owned
- * by @uid ("" where none). Return: > 0 go on; 0 the answer comes later; < 0 refused, which is logged.
+ * AddDelegation (@names: its controllers) or RemoveDelegation (@names NULL) of @cgroup, owned by @uid ("" where
+ * none): org.cgbypass1.delegate for anyone but root. Return: as authorize(), a refusal (< 0) logged.
  */
 static int authorize_delegate(Manager *m, sd_bus_message *msg, const Caller *caller, const char *cgroup,
                               const char *uid, char *names, const char *arg, sd_bus_error *error) {
