@@ -263,6 +263,28 @@ note() { TABLE+=("$*"); }
 
 # gen_conf N FILE: [cgroup] sections for / and /b, then N/100 groups /b/gG (#cpu +memory) of
 # 99 children each, every other one re-enabling cpu: N + 2 sections
+# srv_alice_conf FILE: appends the managed /srv and alice's delegation of $X below it
+srv_alice_conf() {
+	cat >>"$1" <<-CONF
+	[cgroup]
+	path = /srv
+	subtree-control = +cpu +memory
+
+	[delegate]
+	path = /srv/alice
+	user = $alice
+	controllers = $X
+	CONF
+}
+
+# med_latencies: prints both sides' runs (RES_A, RES_B); their medians of p50 and p99 into b50 d50 b99 d99
+med_latencies() {
+	printf '#   baseline: %s\n' "${RES_A[@]}"
+	printf '#   cgbypassd: %s\n' "${RES_B[@]}"
+	b50=$(med_of p50_us "${RES_A[@]}") d50=$(med_of p50_us "${RES_B[@]}")
+	b99=$(med_of p99_us "${RES_A[@]}") d99=$(med_of p99_us "${RES_B[@]}")
+}
+
 gen_conf() {
 	awk -v n="$1" 'BEGIN {
 		print "[daemon]\nbackend = sim\n"
@@ -292,15 +314,8 @@ if has_part request; then
 	path = /
 	subtree-control = +cpu +io +memory
 
-	[cgroup]
-	path = /srv
-	subtree-control = +cpu +memory
-
-	[delegate]
-	path = /srv/alice
-	user = $alice
-	controllers = $X
 	CONF
+	srv_alice_conf "$D/c1.conf"
 	bus_env_start_daemon --config "$D/c1.conf" --config-dir "$D/none" --cgroup-root "$sim" \
 		--state-directory "$(state_dir 1)" || die "cgbypassd did not start"
 	# the owner bypasses X for its children, makes them, and the daemon adopts them
@@ -339,10 +354,7 @@ if has_part request; then
 	perf_start 1a
 	interleave req1_base req1_daemon || die "request runs failed"
 	perf_stop
-	printf '#   baseline: %s\n' "${RES_A[@]}"
-	printf '#   cgbypassd: %s\n' "${RES_B[@]}"
-	b50=$(med_of p50_us "${RES_A[@]}") d50=$(med_of p50_us "${RES_B[@]}")
-	b99=$(med_of p99_us "${RES_A[@]}") d99=$(med_of p99_us "${RES_B[@]}")
+	med_latencies
 	B50_1=$b50 B99_1=$b99
 	note "1. request path: Enable/BypassController, 1 client, µs (median of $ROUNDS runs; baseline + fdatasync)"
 	row "   p50" "$b50" "$d50" "$(ratio "$d50" "$b50")" "target <= 1.10x"
@@ -363,11 +375,8 @@ if has_part request; then
 	perf_start 1b
 	interleave reqn_base reqn_daemon || die "concurrent request runs failed"
 	perf_stop
-	printf '#   baseline: %s\n' "${RES_A[@]}"
-	printf '#   cgbypassd: %s\n' "${RES_B[@]}"
+	med_latencies
 	bt=$(med_of calls_per_s "${RES_A[@]}") dt=$(med_of calls_per_s "${RES_B[@]}")
-	b50=$(med_of p50_us "${RES_A[@]}") d50=$(med_of p50_us "${RES_B[@]}")
-	b99=$(med_of p99_us "${RES_A[@]}") d99=$(med_of p99_us "${RES_B[@]}")
 	note "   $CLIENTS clients, each its own cgroup"
 	row "   throughput, calls/s" "$bt" "$dt" "$(ratio "$dt" "$bt")" "target >= 1.00x (baseline without fdatasync)"
 	row "   p50 under load, µs" "$b50" "$d50" "$(ratio "$d50" "$b50")" ""
@@ -386,16 +395,7 @@ fi
 scale_run() {
 	local n=$1 tag=$2 out
 	gen_conf "$n" "$D/cs-$tag.conf"
-	cat >>"$D/cs-$tag.conf" <<-CONF
-	[cgroup]
-	path = /srv
-	subtree-control = +cpu +memory
-
-	[delegate]
-	path = /srv/alice
-	user = $alice
-	controllers = $X
-	CONF
+	srv_alice_conf "$D/cs-$tag.conf"
 	# bus_env_start_daemon waits 30 s; the sim makes 100,002 cgroups' files first, which takes longer here
 	"$BUS_ENV_CGBYPASSD" --bus system --config "$D/cs-$tag.conf" --config-dir "$D/none" \
 		--cgroup-root "$SCALE_FS/sim-scale-$tag" --state-directory "$(state_dir "scale-$tag")" \

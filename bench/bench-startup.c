@@ -25,75 +25,15 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "cgbypass/macro.h"
+#include "bench-util.h"
 
 #define MAX_RUNS 9
 
-static const char *root_mount, *root_ctrl;
-static bool root_added;
 static pid_t bus_pid;
 
-static double now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static int write_file(const char *path, const char *value) {
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t r = write(fd, value, strlen(value));
-        int e = errno;
-        close(fd);
-        return r < 0 ? -e : 0;
-}
-
-static void at_exit(void) {
-        char p[4096], token[64];
-
+static void stop_bus(void) {
         if (bus_pid > 0)
                 (void) kill(bus_pid, SIGTERM);
-        if (!root_added)
-                return;
-        snprintf(p, sizeof(p), "%s/cgroup.subtree_control", root_mount);
-        snprintf(token, sizeof(token), "-%s", root_ctrl);
-        if (write_file(p, token) < 0)
-                fprintf(stderr, "bench-startup: could not disable %s again in %s: %m\n", root_ctrl, p);
-}
-
-_Noreturn static void die(const char *what) {
-        fprintf(stderr, "bench-startup: %s: %m\n", what);
-        exit(EXIT_FAILURE);
-}
-
-static void pathf(char *buf, size_t size, const char *a, const char *b) {
-        if ((size_t) snprintf(buf, size, "%s/%s", a, b) >= size) {
-                errno = ENAMETOOLONG;
-                die(a);
-        }
-}
-
-/* N cgroups, fan-out for depth 4, breadth first; @inner: has children */
-static char **make_tree(size_t n, bool **ret_inner) {
-        unsigned fanout = (unsigned) ceil(pow((double) n, 0.25));
-        char **v = calloc(n, sizeof(char *));
-        bool *inner = calloc(n, sizeof(bool));
-        size_t count = 0;
-
-        if (!v || !inner)
-                die("calloc");
-        for (unsigned i = 0; i < fanout && count < n; i++)
-                if (asprintf(&v[count++], "n%u", i) < 0)
-                        die("asprintf");
-        for (size_t parent = 0; parent < count && count < n; parent++)
-                for (unsigned i = 0; i < fanout && count < n; i++) {
-                        if (asprintf(&v[count++], "%s/n%u", v[parent], i) < 0)
-                                die("asprintf");
-                        inner[parent] = true;
-                }
-        *ret_inner = inner;
-        return v;
 }
 
 static size_t slurp(int dfd, const char *name) {
@@ -103,7 +43,7 @@ static size_t slurp(int dfd, const char *name) {
         ssize_t n;
 
         if (fd < 0)
-                die(name);
+                bench_die(name);
         /* as lean as the daemon's reader: a short read is the end on kernfs (cgfs_read_kernfs()) */
         while ((n = read(fd, buf, sizeof(buf))) > 0) {
                 total += (size_t) n;
@@ -129,10 +69,10 @@ static double read_loop(const char *top, size_t *ret_n) {
                                               "cgroup.events" };
         size_t cap = 1024, head = 0, tail = 0, bytes = 0;
         char **queue = malloc(cap * sizeof(char *));
-        double t0 = now();
+        double t0 = bench_now();
 
         if (!queue || !(queue[tail++] = strdup(top)))
-                die("malloc");
+                bench_die("malloc");
         while (head < tail) {
                 char *dir = queue[head++];
                 char ents[16384];
@@ -141,7 +81,7 @@ static double read_loop(const char *top, size_t *ret_n) {
                 ssize_t got;
 
                 if (dfd < 0)
-                        die(dir);
+                        bench_die(dir);
                 while ((got = getdents64(dfd, ents, sizeof(ents))) > 0) {
                         for (ssize_t off = 0; off < got;) {
                                 struct dirent64 *de = (struct dirent64 *) (ents + off);
@@ -149,9 +89,9 @@ static double read_loop(const char *top, size_t *ret_n) {
                                 if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
                                         continue;
                                 if (tail == cap && !(queue = reallocarray(queue, cap *= 2, sizeof(char *))))
-                                        die("reallocarray");
+                                        bench_die("reallocarray");
                                 if (asprintf(&queue[tail++], "%s/%s", dir, de->d_name) < 0)
-                                        die("asprintf");
+                                        bench_die("asprintf");
                         }
                         if ((size_t) got + 280 <= sizeof(ents))
                                 break;
@@ -169,7 +109,7 @@ static double read_loop(const char *top, size_t *ret_n) {
         free(queue);
         *ret_n = tail;
         (void) bytes;
-        return now() - t0;
+        return bench_now() - t0;
 }
 
 static long status_kb(pid_t pid, const char *key) {
@@ -194,16 +134,16 @@ static double start_once(char *const argv[], const char *sock, long *ret_rss) {
         pid_t pid;
 
         if (strlen(sock) >= sizeof(sa.sun_path))
-                die(sock);
+                bench_die(sock);
         strcpy(sa.sun_path, sock);
         (void) unlink(sock);
         fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-                die("notify socket");
-        t0 = now();
+                bench_die("notify socket");
+        t0 = bench_now();
         pid = fork();
         if (pid < 0)
-                die("fork");
+                bench_die("fork");
         if (pid == 0) {
                 int null = open("/dev/null", O_WRONLY);
                 if (null >= 0) {
@@ -219,22 +159,22 @@ static double start_once(char *const argv[], const char *sock, long *ret_rss) {
                 char buf[4096];
 
                 if (poll(&p, 1, 250) < 0 && errno != EINTR)
-                        die("poll");
+                        bench_die("poll");
                 if (waitpid(pid, &st, WNOHANG) == pid) {
                         fprintf(stderr, "bench-startup: %s exited before READY=1 (status %d); run it by hand\n",
                                 argv[0], st);
                         exit(EXIT_FAILURE);
                 }
-                if (now() - t0 > 600) {
+                if (bench_now() - t0 > 600) {
                         errno = ETIMEDOUT;
-                        die("READY=1");
+                        bench_die("READY=1");
                 }
                 ssize_t n = (p.revents & POLLIN) ? recv(fd, buf, sizeof(buf) - 1, 0) : 0;
                 if (n <= 0)
                         continue;
                 buf[n] = '\0';
                 if (startswith(buf, "READY=1") || strstr(buf, "\nREADY=1"))
-                        t1 = now();
+                        t1 = bench_now();
         }
         *ret_rss = status_kb(pid, "VmRSS");
         (void) kill(pid, SIGTERM);
@@ -252,41 +192,17 @@ static void start_bus(const char *tmp) {
                  "--address=unix:path=%s/bus", tmp);
         FILE *f = popen(cmd, "re");
         if (!f || !fgets(addr, sizeof(addr), f) || fscanf(f, "%ld", &pid) != 1)
-                die("dbus-daemon");
+                bench_die("dbus-daemon");
         pclose(f);
         addr[strcspn(addr, "\n")] = '\0';
         bus_pid = (pid_t) pid;
         setenv("DBUS_SESSION_BUS_ADDRESS", addr, 1);
 }
 
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-        return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned n) {
-        qsort(v, n, sizeof(double), cmp_double);
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        (void) st;
-        (void) ftw;
-        if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT)
-                fprintf(stderr, "bench-startup: cannot remove %s: %m\n", path);
-        return 0;
-}
-
-static void rm_rf(const char *path) {
-        (void) nftw(path, rm_entry, 64, FTW_DEPTH | FTW_PHYS);
-}
-
 int main(int argc, char *argv[]) {
-        const char *mount = "/sys/fs/cgroup/unified", *ctrl = "hugetlb", *daemon;
-        size_t sizes[4] = { 10000, 100000 }, n_sizes = 2;
-        char tmp[] = "/tmp/cgb-bench-startup-XXXXXX", scratch[4096], p[4096], token[64];
-        unsigned runs = 3;
-        int i = 1;
+        BenchArgs args = { .mount = "/sys/fs/cgroup/unified", .ctrl = "hugetlb", .rounds = 3,
+                           .sizes = { 10000, 100000 }, .n_sizes = 2 };
+        char tmp[] = "/tmp/cgb-bench-startup-XXXXXX", scratch[4096];
 
         if (argc < 2 || streq(argv[1], "--help") || streq(argv[1], "-h")) {
                 printf("usage: bench-startup CGBYPASSD [--mount DIR] [--controller NAME] [--runs R] [N...]\n\n"
@@ -294,102 +210,38 @@ int main(int argc, char *argv[]) {
                        "over a tree of N cgroups (default 10000 100000) in a scratch cgroup below DIR\n"
                        "(default %s), without state (cold) and over its own state (warm), R runs\n"
                        "(default 3), medians, against a bare C loop reading the files the scan reads.\n"
-                       "VmRSS at READY=1. Needs root. Ends with one 'figure:' line per figure.\n", mount);
+                       "VmRSS at READY=1. Needs root. Ends with one 'figure:' line per figure.\n", args.mount);
                 return argc < 2 ? 2 : 0;
         }
-        daemon = argv[i++];
-        for (; i < argc && startswith(argv[i], "--"); i++) {
-                if (streq(argv[i], "--mount") && i + 1 < argc)
-                        mount = argv[++i];
-                else if (streq(argv[i], "--controller") && i + 1 < argc)
-                        ctrl = argv[++i];
-                else if (streq(argv[i], "--runs") && i + 1 < argc) {
-                        runs = (unsigned) strtoul(argv[++i], NULL, 10);
-                        if (runs < 1 || runs > MAX_RUNS) {
-                                fprintf(stderr, "bench-startup: --runs takes 1 to %d\n", MAX_RUNS);
-                                return 2;
-                        }
-                } else {
-                        fprintf(stderr, "bench-startup: unknown or incomplete option '%s'; see --help\n", argv[i]);
-                        return 2;
-                }
-        }
-        if (i < argc)
-                for (n_sizes = 0; i < argc && n_sizes < ELEMENTSOF(sizes); i++) {
-                        char *end;
-                        sizes[n_sizes++] = strtoul(argv[i], &end, 10);
-                        if (*end || sizes[n_sizes - 1] < 1) {
-                                fprintf(stderr, "bench-startup: '%s' is not a number of cgroups\n", argv[i]);
-                                return 2;
-                        }
-                }
+        int ret = bench_parse_args(argc, argv, &args, "--runs", MAX_RUNS, false);
+        if (ret > 0)
+                return ret;
+        const char *mount = args.mount, *ctrl = args.ctrl, *daemon = args.daemon;
+        unsigned runs = args.rounds;
 
         if (!mkdtemp(tmp))
-                die("mkdtemp");
-        root_mount = mount;
-        root_ctrl = ctrl;
-        atexit(at_exit);
-        /* as the tests do: enable the controller at the mount's root for the run, restore it after */
-        pathf(p, sizeof(p), mount, "cgroup.subtree_control");
-        {
-                FILE *f = fopen(p, "re");
-                char line[1024] = "";
-                bool found = false;
-
-                if (!f || !fgets(line, sizeof(line), f))
-                        die(p);
-                fclose(f);
-                for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n"))
-                        found = found || streq(w, ctrl);
-                snprintf(token, sizeof(token), "+%s", ctrl);
-                if (!found) {
-                        if (write_file(p, token) < 0)
-                                die("enable the controller at the mount's root");
-                        root_added = true;
-                }
-        }
-        snprintf(scratch, sizeof(scratch), "%s/cgb-startup-%d", mount, (int) getpid());
+                bench_die("mkdtemp");
+        atexit(stop_bus);
+        if (bench_enable_root(mount, ctrl) < 0)
+                exit(EXIT_FAILURE);
+        bench_fmt(scratch, sizeof(scratch), "%s/cgb-startup-%d", mount, (int) getpid());
         if (mkdir(scratch, 0755) < 0)
-                die(scratch);
+                bench_die(scratch);
         start_bus(tmp);
 
         printf("bench-startup: %s, emulated backend, controller %s, depth 4, %u run(s), medians\n", mount, ctrl,
                runs);
         printf("%8s %10s %10s %10s %8s %10s %10s\n", "cgroups", "read loop", "cold", "warm", "cold/", "RSS cold",
                "RSS warm");
-        for (size_t s = 0; s < n_sizes; s++) {
-                bool *inner;
-                char **nodes = make_tree(sizes[s], &inner);
-                size_t n = sizes[s], seen;
+        for (size_t s = 0; s < args.n_sizes; s++) {
+                size_t n, seen = 0;
+                Node *nodes = bench_make_tree(args.sizes[s], &n);
                 char conf[4096], state[4096], sock[4096];
                 double base[MAX_RUNS], cold[MAX_RUNS], warm[MAX_RUNS], rc[MAX_RUNS], rw[MAX_RUNS];
 
-                pathf(p, sizeof(p), scratch, "cgroup.subtree_control");
-                if (write_file(p, token) < 0)
-                        die(p);
-                for (size_t k = 0; k < n; k++) {
-                        pathf(p, sizeof(p), scratch, nodes[k]);
-                        if (mkdir(p, 0755) < 0)
-                                die(p);
-                }
+                bench_make_cgroups(scratch, ctrl, nodes, n);
                 snprintf(conf, sizeof(conf), "%s/c%zu.conf", tmp, n);
-                FILE *f = fopen(conf, "we");
-                if (!f)
-                        die(conf);
-                fprintf(f, "[daemon]\nbackend = emulated\n\n[cgroup]\npath = /\nsubtree-control = +%s\n", ctrl);
-                for (size_t k = 0; k < n; k++) {
-                        fprintf(f, "\n[cgroup]\npath = /%s\n", nodes[k]);
-                        if (inner[k]) {
-                                fprintf(f, "subtree-control = +%s\n", ctrl);
-                                char sc[4096];
-                                pathf(sc, sizeof(sc), scratch, nodes[k]);
-                                pathf(p, sizeof(p), sc, "cgroup.subtree_control");
-                                if (write_file(p, token) < 0)
-                                        die(p);
-                        }
-                }
-                if (fclose(f) != 0)
-                        die(conf);
+                bench_write_config(conf, "emulated", ctrl, nodes, n);
                 snprintf(state, sizeof(state), "%s/state-%zu", tmp, n);
                 snprintf(sock, sizeof(sock), "%s/notify", tmp);
                 char *dargv[] = { (char *) daemon, "--config", conf, "--config-dir", "/nonexistent", "--cgroup-root",
@@ -399,14 +251,14 @@ int main(int argc, char *argv[]) {
                         long rss_c, rss_w;
 
                         base[k] = read_loop(scratch, &seen);
-                        rm_rf(state);
+                        bench_rm_rf(state);
                         cold[k] = start_once(dargv, sock, &rss_c);
                         warm[k] = start_once(dargv, sock, &rss_w);
                         rc[k] = (double) rss_c;
                         rw[k] = (double) rss_w;
                 }
-                double b = median(base, runs), c = median(cold, runs), w = median(warm, runs);
-                double mrc = median(rc, runs), mrw = median(rw, runs);
+                double b = bench_median(base, runs), c = bench_median(cold, runs), w = bench_median(warm, runs);
+                double mrc = bench_median(rc, runs), mrw = bench_median(rw, runs);
                 printf("%8zu %8.3f s %8.3f s %8.3f s %7.2fx %7.0f kB %7.0f kB\n", seen, b, c, w, c / b, mrc, mrw);
                 printf("figure: start-up cold / read loop, %zu cgroups = %.2f (target: <= 2.00) %s\n", seen, c / b,
                        c / b <= 2 ? "ok" : "MISSED");
@@ -416,21 +268,11 @@ int main(int argc, char *argv[]) {
                        mrc / mrw <= 1.2 ? "ok" : "MISSED");
                 printf("figure: RSS at READY=1, cold, %zu cgroups = %.0f kB (target: none, stated) ok\n", seen, mrc);
 
-                for (size_t k = n; k-- > 0;) {
-                        pathf(p, sizeof(p), scratch, nodes[k]);
-                        if (rmdir(p) < 0)
-                                die(p);
-                        free(nodes[k]);
-                }
-                free(nodes);
-                free(inner);
-                pathf(p, sizeof(p), scratch, "cgroup.subtree_control");
-                token[0] = '-';
-                (void) write_file(p, token);
-                token[0] = '+';
+                bench_remove_cgroups(scratch, nodes, n, ctrl);
+                bench_free_tree(nodes, n);
         }
         if (rmdir(scratch) < 0)
                 fprintf(stderr, "bench-startup: cannot remove %s: %m\n", scratch);
-        rm_rf(tmp);
+        bench_rm_rf(tmp);
         return 0;
 }

@@ -28,6 +28,19 @@ static int open_dir(int root_fd, const char *path, int flags) {
         return r < 0 ? r : fd;
 }
 
+/* @path's directory stream: 1, 0 when @path is gone (nothing to walk), or -errno */
+static int open_dir_stream(int root_fd, const char *path, DIR **ret) {
+        _cleanup_close_ int fd = open_dir(root_fd, path, O_RDONLY);
+
+        if (fd < 0)
+                return fd == -ENOENT ? 0 : fd;
+        *ret = fdopendir(fd);
+        if (!*ret)
+                return -errno;
+        fd = -1;        /* owned by the stream now */
+        return 1;
+}
+
 static char *child_path(const char *parent, const char *name) {
         char *s;
 
@@ -81,19 +94,14 @@ static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, 
 }
 
 static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth, AdoptRun *run) {
-        _cleanup_close_ int fd = -1;
         DIR *d;
         int n = 0, r;
 
         if (depth >= MANAGER_PATH_DEPTH_MAX || run->budget == 0)
                 return 0;
-        fd = open_dir(root_fd, path, O_RDONLY);
-        if (fd < 0)
-                return fd == -ENOENT ? 0 : fd;
-        d = fdopendir(fd);
-        if (!d)
-                return -errno;
-        fd = -1;        /* owned by d now */
+        r = open_dir_stream(root_fd, path, &d);
+        if (r <= 0)
+                return r;
 
         for (struct dirent *de; (de = readdir(d));) {
                 _cleanup_free_ char *sub = NULL;
@@ -408,19 +416,15 @@ typedef int (*SubdirFn)(const char *sub, unsigned depth, void *userdata);
 
 /* @visit on each subdirectory of @path in the kernel, until it returns non-zero (> 0: stop, no error) */
 static int for_each_subdir(int root_fd, const char *path, unsigned depth, SubdirFn visit, void *userdata) {
-        _cleanup_close_ int fd = -1;
         DIR *d;
-        int r = 0;
+        int r;
 
         if (depth >= MANAGER_PATH_DEPTH_MAX)
                 return 0;
-        fd = open_dir(root_fd, path, O_RDONLY);
-        if (fd < 0)
-                return fd == -ENOENT ? 0 : fd;
-        d = fdopendir(fd);
-        if (!d)
-                return -errno;
-        fd = -1;
+        r = open_dir_stream(root_fd, path, &d);
+        if (r <= 0)
+                return r;
+        r = 0;
         for (struct dirent *de; r == 0 && (de = readdir(d));) {
                 _cleanup_free_ char *sub = NULL;
 

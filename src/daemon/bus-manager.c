@@ -179,16 +179,40 @@ static int authorize(Manager *m, sd_bus_message *msg, const Caller *caller, cons
         }
 }
 
-/* AddDelegation and RemoveDelegation: org.cgbypass1.delegate for anyone but root. Return: as authorize(). */
-static int authorize_delegate(Manager *m, sd_bus_message *msg, const Caller *caller, char *const *details,
-                              const char *verb, const char *cgroup, sd_bus_error *error) {
+/*
+ * AddDelegation (@names: its controllers) or RemoveDelegation (@names NULL) of @cgroup, owned by @uid ("" where
+ * none): org.cgbypass1.delegate for anyone but root. Return: as authorize(), a refusal (< 0) logged.
+ */
+static int authorize_delegate(Manager *m, sd_bus_message *msg, const Caller *caller, const char *cgroup,
+                              const char *uid, char *names, const char *arg, sd_bus_error *error) {
+        const char *method = names ? "AddDelegation" : "RemoveDelegation";
         _cleanup_free_ char *deny = NULL;
+        char *details[9] = { (char *) "cgroup", (char *) cgroup, (char *) "uid", (char *) uid };
+        size_t n = 4;
+        int r;
 
-        if (asprintf(&deny, "polkit does not allow you to %s %s (action %s)", verb, cgroup,
-                     POLKIT_ACTION_DELEGATE) < 0)
-                return -ENOMEM;
-        return authorize(m, msg, caller, caller->uid == 0 ? NULL : POLKIT_ACTION_DELEGATE, details,
-                         BUS_ERROR_ACCESS_DENIED, deny, error);
+        if (names) {
+                details[n++] = (char *) "controller";
+                details[n++] = names;
+        }
+        details[n++] = (char *) "operation";
+        details[n] = (char *) (names ? "add" : "remove");
+        if (asprintf(&deny, "polkit does not allow you to %s %s (action %s)",
+                     names ? "delegate" : "end the delegation of", cgroup, POLKIT_ACTION_DELEGATE) < 0)
+                r = -ENOMEM;
+        else
+                r = authorize(m, msg, caller, caller->uid == 0 ? NULL : POLKIT_ACTION_DELEGATE, details,
+                              BUS_ERROR_ACCESS_DENIED, deny, error);
+        return r < 0 ? refuse(caller, method, cgroup, arg, r, error) : r;
+}
+
+/* The end of AddDelegation and RemoveDelegation: @r of the change, logged, and the reply */
+static int delegation_done(sd_bus_message *msg, const Caller *caller, const char *method, const char *cgroup,
+                           const char *arg, int r, const Refusal *refusal, const char *how, sd_bus_error *error) {
+        if (r < 0)
+                return refuse(caller, method, cgroup, arg, bus_error_from_delegation(error, r, refusal), error);
+        log_decision(LOG_INFO, caller, method, cgroup, arg, false, NULL, how);
+        return sd_bus_reply_method_return(msg, NULL);
 }
 
 /* A change request whose reply waits for its record's commit. */
@@ -467,6 +491,20 @@ static const struct {
         { "children",              "as",    cgroup_children              },
 };
 
+/* A method's reply that is an array of @contents, opened */
+static int reply_array_open(sd_bus_message *msg, const char *contents, sd_bus_message **ret) {
+        int r = sd_bus_message_new_method_return(msg, ret);
+
+        return r < 0 ? r : sd_bus_message_open_container(*ret, SD_BUS_TYPE_ARRAY, contents);
+}
+
+/* Unless @r says filling it failed, closes the array of @reply and sends it */
+static int reply_array_send(sd_bus_message *reply, int r) {
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *m = userdata;
@@ -482,10 +520,7 @@ static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *
         i.h = backend_get_model(m->backend);
         i.d = config_find_delegation(m->config, i.path);
 
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
+        r = reply_array_open(msg, "{sv}", &reply);
         if (r < 0)
                 return r;
         for (size_t k = 0; k < ELEMENTSOF(cgroup_keys); k++) {
@@ -508,10 +543,7 @@ static int method_get_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return reply_array_send(reply, r);
 }
 
 /* The controller argument of the effective-tree reads, and a look at the hierarchy before answering. */
@@ -576,9 +608,7 @@ static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bu
         r = read_tree_view(msg, userdata, &v, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(uas)");
+        r = reply_array_open(msg, "(uas)", &reply);
         /* -EINVAL here is sd-bus refusing a path that is not UTF-8 */
         for (size_t i = 0; r >= 0 && i < v->n_nodes; i++) {
                 r = sd_bus_message_open_container(reply, SD_BUS_TYPE_STRUCT, "uas");
@@ -589,11 +619,7 @@ static int method_get_effective_nodes(sd_bus_message *msg, void *userdata, sd_bu
                 if (r >= 0)
                         r = sd_bus_message_close_container(reply);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return reply_array_send(reply, r);
 }
 
 static int method_list_delegations(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -601,10 +627,7 @@ static int method_list_delegations(sd_bus_message *msg, void *userdata, sd_bus_e
         Manager *m = userdata;
         int r;
 
-        r = sd_bus_message_new_method_return(msg, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, "(suas)");
+        r = reply_array_open(msg, "(suas)", &reply);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < m->config->n_delegates; i++) {
@@ -620,10 +643,7 @@ static int method_list_delegations(sd_bus_message *msg, void *userdata, sd_bus_e
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return reply_array_send(reply, r);
 }
 
 static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -665,26 +685,13 @@ static int method_add_delegation(sd_bus_message *msg, void *userdata, sd_bus_err
 
         char uidbuf[16];
         (void) snprintf(uidbuf, sizeof(uidbuf), "%" PRIu32, uid);
-        char *details[] = {
-                (char *) "cgroup", (char *) cgroup,
-                (char *) "uid", uidbuf,
-                (char *) "controller", names,
-                (char *) "operation", (char *) "add",
-                NULL,
-        };
-        r = authorize_delegate(m, msg, &caller, details, "delegate", cgroup, error);
-        if (r < 0)
-                return refuse(&caller, "AddDelegation", cgroup, arg, r, error);
-        if (r == 0)
-                return 1;
+        r = authorize_delegate(m, msg, &caller, cgroup, uidbuf, names, arg, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
 
         r = manager_add_delegation(m, cgroup, uid, controllers, create, persistent, &refusal);
-        if (r < 0)
-                return refuse(&caller, "AddDelegation", cgroup, arg, bus_error_from_delegation(error, r, &refusal),
-                              error);
-        log_decision(LOG_INFO, &caller, "AddDelegation", cgroup, arg, false, NULL,
-                     persistent ? "lifetime persistent" : "lifetime cgroup");
-        return sd_bus_reply_method_return(msg, NULL);
+        return delegation_done(msg, &caller, "AddDelegation", cgroup, arg, r, &refusal,
+                               persistent ? "lifetime persistent" : "lifetime cgroup", error);
 }
 
 static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -710,24 +717,12 @@ static int method_remove_delegation(sd_bus_message *msg, void *userdata, sd_bus_
         char uidbuf[16] = "";
         if (d && streq(d->path, cgroup))
                 (void) snprintf(uidbuf, sizeof(uidbuf), "%u", (unsigned) d->uid);
-        char *details[] = {
-                (char *) "cgroup", (char *) cgroup,
-                (char *) "uid", uidbuf,
-                (char *) "operation", (char *) "remove",
-                NULL,
-        };
-        r = authorize_delegate(m, msg, &caller, details, "end the delegation of", cgroup, error);
-        if (r < 0)
-                return refuse(&caller, "RemoveDelegation", cgroup, NULL, r, error);
-        if (r == 0)
-                return 1;
+        r = authorize_delegate(m, msg, &caller, cgroup, uidbuf, NULL, NULL, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
 
         r = manager_remove_delegation(m, cgroup, NULL, &refusal);
-        if (r < 0)
-                return refuse(&caller, "RemoveDelegation", cgroup, NULL, bus_error_from_delegation(error, r, &refusal),
-                              error);
-        log_decision(LOG_INFO, &caller, "RemoveDelegation", cgroup, NULL, false, NULL, NULL);
-        return sd_bus_reply_method_return(msg, NULL);
+        return delegation_done(msg, &caller, "RemoveDelegation", cgroup, NULL, r, &refusal, NULL, error);
 }
 
 static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -3,6 +3,18 @@
 #include "cgbypass/bus-errors.h"
 #include "delegation-request.h"
 
+/* The variant of option @key, which holds @contents, into @ret: it must be of @type. */
+static int read_option(sd_bus_message *msg, const char *key, const char *contents, const char *type, void *ret,
+                       sd_bus_error *error) {
+        char q[REQUEST_QUOTE_SIZE];
+
+        if (!streq(contents, type))
+                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT, "The option %s is a %s (%s), not '%s'",
+                                         key, streq(type, "b") ? "boolean" : "string", type,
+                                         request_quote(contents, q));
+        return sd_bus_message_read(msg, "v", type, ret);
+}
+
 int delegation_request_read_options(sd_bus_message *msg, bool *create, bool *persistent, sd_bus_error *error) {
         bool seen_create = false, seen_lifetime = false;
         int r;
@@ -23,11 +35,7 @@ int delegation_request_read_options(sd_bus_message *msg, bool *create, bool *per
                 if (streq(key, "create") && !seen_create) {
                         int b;
 
-                        if (!streq(contents, "b"))
-                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
-                                                         "The option create is a boolean (b), not '%s'",
-                                                         request_quote(contents, q));
-                        r = sd_bus_message_read(msg, "v", "b", &b);
+                        r = read_option(msg, key, contents, "b", &b, error);
                         if (r < 0)
                                 return r;
                         *create = b;
@@ -35,11 +43,7 @@ int delegation_request_read_options(sd_bus_message *msg, bool *create, bool *per
                 } else if (streq(key, "lifetime") && !seen_lifetime) {
                         const char *v;
 
-                        if (!streq(contents, "s"))
-                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
-                                                         "The option lifetime is a string (s), not '%s'",
-                                                         request_quote(contents, q));
-                        r = sd_bus_message_read(msg, "v", "s", &v);
+                        r = read_option(msg, key, contents, "s", &v, error);
                         if (r < 0)
                                 return r;
                         if (!streq(v, "cgroup") && !streq(v, "persistent"))

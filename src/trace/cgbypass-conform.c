@@ -316,7 +316,7 @@ finish:
 
 int main(int argc, char *argv[]) {
         enum {
-                ARG_KERNEL = _CLI_ARG_NEXT, ARG_SEED, ARG_COUNT, ARG_LENGTH, ARG_NO_SHRINK, ARG_VERBOSE, ARG_VERSION,
+                ARG_KERNEL = _CLI_ARG_NEXT, ARG_SEED, ARG_COUNT, ARG_LENGTH, ARG_NO_SHRINK, ARG_VERBOSE,
         };
         static const struct option options[] = {
                 { "kernel", required_argument, NULL, ARG_KERNEL },
@@ -326,8 +326,7 @@ int main(int argc, char *argv[]) {
                 { "length", required_argument, NULL, ARG_LENGTH },
                 { "no-shrink", no_argument, NULL, ARG_NO_SHRINK },
                 { "verbose", no_argument, NULL, ARG_VERBOSE },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
+                CLI_HELP_OPTIONS,
                 {}
         };
         Config cfg = {
@@ -336,15 +335,9 @@ int main(int argc, char *argv[]) {
         };
         uint64_t seed = 1, count = 0, length = 60;
         unsigned passed = 0, failed = 0;
-        int c, r = 0;
+        int c, r = 0, status;
 
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-                r = cli_model_option(c, optarg, &cfg.model);
-                if (r < 0)
-                        return r == -EINVAL ? CLI_EXIT_USAGE : 1;
-                if (r > 0)
-                        continue;
+        while ((c = cli_getopt(argc, argv, options, &cfg.model, help, PROG, &status)) >= 0) {
                 switch (c) {
                 case ARG_KERNEL:
                         cfg.dir = optarg;
@@ -358,8 +351,9 @@ int main(int argc, char *argv[]) {
                                 return cli_usage_error("bad --count '%s'", optarg);
                         break;
                 case ARG_LENGTH:
-                        if (cli_parse_u64(optarg, &length) < 0 || length == 0 || length > 100000)
-                                return cli_usage_error("bad --length '%s' (1 to 100000)", optarg);
+                        r = cli_parse_length(optarg, &length);
+                        if (r != 0)
+                                return r;
                         break;
                 case ARG_NO_SHRINK:
                         cfg.shrink = false;
@@ -367,16 +361,10 @@ int main(int argc, char *argv[]) {
                 case ARG_VERBOSE:
                         cfg.verbose = true;
                         break;
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf(PROG " " PROJECT_VERSION "\n");
-                        return 0;
-                default:
-                        return cli_usage_error("unknown option or missing argument in '%s'", argv[optind - 1]);
                 }
         }
+        if (status >= 0)
+                return status;
         if (!cfg.dir)
                 return cli_usage_error("--kernel DIR is required");
         if (cfg.model.rules < 0)

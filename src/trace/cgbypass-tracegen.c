@@ -58,7 +58,7 @@ static int write_file(const char *path, const char *text) {
 
 int main(int argc, char *argv[]) {
         enum {
-                ARG_SEED = _CLI_ARG_NEXT, ARG_LENGTH, ARG_COUNT, ARG_OUT_DIR, ARG_VERSION,
+                ARG_SEED = _CLI_ARG_NEXT, ARG_LENGTH, ARG_COUNT, ARG_OUT_DIR,
         };
         static const struct option options[] = {
                 { "seed", required_argument, NULL, ARG_SEED },
@@ -66,23 +66,16 @@ int main(int argc, char *argv[]) {
                 CLI_MODEL_OPTIONS,
                 { "count", required_argument, NULL, ARG_COUNT },
                 { "out-dir", required_argument, NULL, ARG_OUT_DIR },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
+                CLI_HELP_OPTIONS,
                 {}
         };
         uint64_t seed = 0, length = 0, count = 0;
         bool have_seed = false, have_count = false;
         TraceModelOptions mo = { .rules = RULES_BYPASS, .builtin = CGMASK_VM_KERNEL };
         const char *out_dir = NULL;
-        int c, r;
+        int c, r, status;
 
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-                r = cli_model_option(c, optarg, &mo);
-                if (r < 0)
-                        return r == -EINVAL ? CLI_EXIT_USAGE : 1;
-                if (r > 0)
-                        continue;
+        while ((c = cli_getopt(argc, argv, options, &mo, help, PROG, &status)) >= 0) {
                 switch (c) {
                 case ARG_SEED:
                         if (cli_parse_u64(optarg, &seed) < 0)
@@ -90,8 +83,9 @@ int main(int argc, char *argv[]) {
                         have_seed = true;
                         break;
                 case ARG_LENGTH:
-                        if (cli_parse_u64(optarg, &length) < 0 || length == 0 || length > 100000)
-                                return cli_usage_error("bad --length '%s' (1 to 100000)", optarg);
+                        r = cli_parse_length(optarg, &length);
+                        if (r != 0)
+                                return r;
                         break;
                 case ARG_COUNT:
                         if (cli_parse_u64(optarg, &count) < 0 || count == 0 || count > 10000000)
@@ -101,16 +95,10 @@ int main(int argc, char *argv[]) {
                 case ARG_OUT_DIR:
                         out_dir = optarg;
                         break;
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf(PROG " " PROJECT_VERSION "\n");
-                        return 0;
-                default:
-                        return cli_usage_error("unknown option or missing argument in '%s'", argv[optind - 1]);
                 }
         }
+        if (status >= 0)
+                return status;
         if (optind < argc)
                 return cli_usage_error("unexpected argument '%s'", argv[optind]);
         if (!have_seed || length == 0)

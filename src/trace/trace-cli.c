@@ -61,3 +61,42 @@ int cli_model_option(int c, const char *arg, TraceModelOptions *o) {
                 return 0;
         }
 }
+
+int cli_getopt(int argc, char *argv[], const struct option *options, TraceModelOptions *o, void (*help)(void),
+               const char *prog, int *ret_status) {
+        int c, r;
+
+        *ret_status = -1;
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                r = cli_model_option(c, optarg, o);
+                if (r < 0) {
+                        *ret_status = r == -EINVAL ? CLI_EXIT_USAGE : 1;
+                        return -1;
+                }
+                if (r > 0)
+                        continue;
+                switch (c) {
+                case 'h':
+                        help();
+                        *ret_status = 0;
+                        return -1;
+                case CLI_ARG_VERSION:
+                        printf("%s " PROJECT_VERSION "\n", prog);
+                        *ret_status = 0;
+                        return -1;
+                case '?':
+                        *ret_status = cli_usage_error("unknown option or missing argument in '%s'", argv[optind - 1]);
+                        return -1;
+                default:
+                        return c;
+                }
+        }
+        return -1;
+}
+
+int cli_parse_length(const char *arg, uint64_t *ret) {
+        if (cli_parse_u64(arg, ret) < 0 || *ret == 0 || *ret > 100000)
+                return cli_usage_error("bad --length '%s' (1 to 100000)", arg);
+        return 0;
+}

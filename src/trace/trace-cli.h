@@ -20,6 +20,7 @@ enum {
         CLI_ARG_RULES = 0x100,
         CLI_ARG_CONTROLLERS,
         CLI_ARG_NONROOT,
+        CLI_ARG_VERSION,
         _CLI_ARG_NEXT,
 };
 
@@ -28,6 +29,11 @@ enum {
         { "rules", required_argument, NULL, CLI_ARG_RULES },                    \
         { "controllers", required_argument, NULL, CLI_ARG_CONTROLLERS },        \
         { "nonroot", no_argument, NULL, CLI_ARG_NONROOT }
+
+/* the rows for --help and --version, which cli_getopt() reads */
+#define CLI_HELP_OPTIONS                                                        \
+        { "help", no_argument, NULL, 'h' },                                     \
+        { "version", no_argument, NULL, CLI_ARG_VERSION }
 
 /* "PROGRAM: MESSAGE (see --help)" on stderr. Return: CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -44,3 +50,21 @@ int cli_parse_u64(const char *s, uint64_t *ret);
  * for a value that is not one (the usage error printed); -ENOMEM (printed).
  */
 int cli_model_option(int c, const char *arg, TraceModelOptions *o);
+
+/**
+ * cli_getopt() - getopt_long() (opterr = 0) past what the trace programs
+ * share: cli_model_option()'s options, --help, --version and an unknown option
+ * @options: the table, with CLI_MODEL_OPTIONS and CLI_HELP_OPTIONS
+ * @o: the model's options, as cli_model_option() sets them
+ * @help: prints the program's help
+ * @prog: the program's name, for --version
+ * @ret_status: -1, or the exit status the program ends with now (0 after
+ *              --help and --version)
+ *
+ * Return: the program's own next option, or -1 (see @ret_status).
+ */
+int cli_getopt(int argc, char *argv[], const struct option *options, TraceModelOptions *o, void (*help)(void),
+               const char *prog, int *ret_status);
+
+/* --length: 1 to 100000 steps. Return: 0, or CLI_EXIT_USAGE (printed). */
+int cli_parse_length(const char *arg, uint64_t *ret);

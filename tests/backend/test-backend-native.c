@@ -65,6 +65,15 @@ static void ok(int r) {
         ck_assert_int_eq(r, 0);
 }
 
+/* the end of a test: rmdir of the NULL-terminated @dirs in turn, @root_sc at the root, and no disagreement */
+static void clean_up(Backend *b, const char *root_sc, const char *const *dirs) {
+        for (; *dirs; dirs++)
+                ok(backend_rmdir(b, *dirs, NULL));
+        ok(backend_write(b, ".", "cgroup.subtree_control", root_sc, NULL));
+        ck_assert_uint_eq(disagreements, 0);
+}
+#define CLEAN_UP(b, root_sc, ...) clean_up((b), (root_sc), (const char *const[]) { __VA_ARGS__, NULL })
+
 static void check_reload(Backend *b) {
         _cleanup_free_ char *dump = test_dump(backend_get_model(b)), *dump2 = NULL, *msg = NULL;
         int r = backend_refresh(b, &msg);
@@ -184,10 +193,7 @@ START_TEST(test_processes) {
         (void) close(release);
         ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
         ok(backend_write(b, "P", "cgroup.subtree_control", "-memory", NULL));
-        ok(backend_rmdir(b, "P/c", NULL));
-        ok(backend_rmdir(b, "P", NULL));
-        ok(backend_write(b, ".", "cgroup.subtree_control", "-memory", NULL));
-        ck_assert_uint_eq(disagreements, 0);
+        CLEAN_UP(b, "-memory", "P/c", "P");
 }
 END_TEST
 
@@ -207,10 +213,7 @@ START_TEST(test_threaded) {
         ck_assert_int_eq(backend_write(b, "Q", "cgroup.type", "threaded", &reason), -EOPNOTSUPP);
         ck_assert_int_eq(reason, REASON_CANNOT_BE_THREADED);
         check_reload(b);
-        ok(backend_rmdir(b, "Q", NULL));
-        ok(backend_rmdir(b, "T", NULL));
-        ok(backend_write(b, ".", "cgroup.subtree_control", "-cpu -memory", NULL));
-        ck_assert_uint_eq(disagreements, 0);
+        CLEAN_UP(b, "-cpu -memory", "Q", "T");
 }
 END_TEST
 

@@ -340,6 +340,14 @@ bus_env_stop_daemon() {
 	return 0
 }
 
+# bus_env_stop_clean DESCRIPTION: stops the daemon; one test, that it exits 0 without a sanitizer report
+bus_env_stop_clean() {
+	bus_env_stop_daemon
+	[ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ! grep -qi sanitizer "$BUS_ENV_DAEMON_LOG" &&
+		ok "$1" ||
+		not_ok "exit status $BUS_ENV_DAEMON_STATUS" "$(grep -i -A8 sanitizer "$BUS_ENV_DAEMON_LOG")"
+}
+
 # TAP: ok, not_ok, check
 # shellcheck source=tests/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"

@@ -350,8 +350,6 @@ as "$bob" Reload
 
 kill "$watch_pid" 2>/dev/null
 wait "$watch_pid" 2>/dev/null
-bus_env_stop_daemon
-[ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ! grep -qi sanitizer "$BUS_ENV_DAEMON_LOG" && ok "clean exit, no sanitizer report" ||
-	not_ok "exit" "status $BUS_ENV_DAEMON_STATUS $(grep -i -A5 sanitizer "$BUS_ENV_DAEMON_LOG")"
+bus_env_stop_clean "clean exit, no sanitizer report"
 
 bus_env_done

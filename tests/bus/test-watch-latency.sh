@@ -37,8 +37,5 @@ else
 fi
 while IFS= read -r line; do echo "# emulated (host): $line"; done <<<"$out"
 bus_env_daemon_alive && ok "the daemon is still running" || not_ok "daemon" "$(tail "$BUS_ENV_DAEMON_LOG")"
-bus_env_stop_daemon
-[ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ! grep -qi sanitizer "$BUS_ENV_DAEMON_LOG" &&
-	ok "the daemon exits cleanly, no sanitizer report" ||
-	not_ok "exit status $BUS_ENV_DAEMON_STATUS" "$(grep -i -A8 sanitizer "$BUS_ENV_DAEMON_LOG")"
+bus_env_stop_clean "the daemon exits cleanly, no sanitizer report"
 bus_env_done

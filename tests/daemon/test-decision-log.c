@@ -83,16 +83,7 @@ START_TEST(test_message_ids) {
 }
 END_TEST
 
-static Suite *decision_log_suite(void) {
-        Suite *s = suite_create("decision-log");
-        TCase *tc = tcase_create("journal fields");
-
-        tcase_add_loop_test(tc, test_fields, 0, ELEMENTSOF(cases));
-        tcase_add_test(tc, test_message_ids);
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        return check_run(decision_log_suite());
+        return check_run(CHECK_SUITE_TABLE("decision-log", "journal fields", NULL, NULL,
+                                           { test_fields, ELEMENTSOF(cases) }, { test_message_ids }));
 }

@@ -145,18 +145,9 @@ START_TEST(test_authorize) {
 }
 END_TEST
 
-static Suite *delegation_suite(void) {
-        Suite *s = suite_create("delegation");
-        TCase *tc = tcase_create("authorize");
-
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_loop_test(tc, test_authorize, 0, ELEMENTSOF(cases));
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
         if (sd_bus_error_add_map(cgbypass_bus_error_map) < 0)
                 return EXIT_FAILURE;
-        return check_run(delegation_suite());
+        return check_run(CHECK_SUITE_TABLE("delegation", "authorize", setup, teardown,
+                                           { test_authorize, ELEMENTSOF(cases) }));
 }

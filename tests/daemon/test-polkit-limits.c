@@ -41,11 +41,6 @@ START_TEST(test_sizes) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("polkit-limits");
-        TCase *tc = tcase_create("limits");
-
-        tcase_add_loop_test(tc, test_may_ask, 0, sizeof(cases) / sizeof(cases[0]));
-        tcase_add_test(tc, test_sizes);
-        suite_add_tcase(s, tc);
-        return check_run(s);
+        return check_run(CHECK_SUITE_TABLE("polkit-limits", "limits", NULL, NULL,
+                                           { test_may_ask, sizeof(cases) / sizeof(cases[0]) }, { test_sizes }));
 }

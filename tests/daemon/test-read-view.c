@@ -35,9 +35,24 @@ static char *at(const char *fmt, ...) {
         return s;
 }
 
+/* what the owner makes below its delegation: mkdir of /srv/alice/NAME; its path */
+static char *owner_mkdir(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *owner_mkdir(const char *fmt, ...) {
+        _cleanup_free_ char *name = NULL;
+        va_list ap;
+        char *p;
+
+        va_start(ap, fmt);
+        ck_assert_int_ge(vasprintf(&name, fmt, ap), 0);
+        va_end(ap);
+        p = at("root/srv/alice/%s", name);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        return p;
+}
+
 static Manager *start(bool watches) {
         _cleanup_free_ char *conf = NULL, *none = NULL, *root = NULL, *state = NULL;
-        Manager *m;
+        Manager *mgr;
         FILE *f;
 
         ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -54,28 +69,42 @@ static Manager *start(bool watches) {
                 "[delegate]\npath = /srv/alice\nuser = %u\ncontrollers = cpu\n", root, state, (unsigned) getuid());
         ck_assert_int_eq(fclose(f), 0);
 
-        m = test_manager_start(conf, none);
-        for (unsigned i = 0; i < N_OWNER_CGROUPS; i++) {
-                _cleanup_free_ char *p = at("root/srv/alice/d%u", i);
-                ck_assert_int_eq(mkdir(p, 0755), 0);
-        }
+        mgr = test_manager_start(conf, none);
+        for (unsigned i = 0; i < N_OWNER_CGROUPS; i++)
+                free(owner_mkdir("d%u", i));
         if (watches)
-                test_manager_watch(m);
-        return m;
+                test_manager_watch(mgr);
+        return mgr;
 }
 
-static void stop(Manager *m) {
-        manager_free(m);
+static void stop(Manager *mgr) {
+        manager_free(mgr);
         ck_assert_int_eq(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
         strcpy(dir, "/tmp/cgb-read-view-XXXXXX");
 }
 
-static bool tree_has(Manager *m, const char *member) {
+/* each test's daemon: with watches (an event loop's), or without */
+static Manager *m;
+
+static void setup_watched(void) {
+        m = start(true);
+}
+
+static void setup_unwatched(void) {
+        m = start(false);
+}
+
+static void teardown(void) {
+        stop(m);
+        m = NULL;
+}
+
+static bool tree_has(Manager *mgr, const char *member) {
         const EffectiveView *v;
         size_t n = strlen(member);
 
-        ck_assert_int_eq(read_view_prepare(m, NULL), 0);
-        ck_assert_int_eq(read_view_get(m, CONTROLLER_CPU, &v), 0);
+        ck_assert_int_eq(read_view_prepare(mgr, NULL), 0);
+        ck_assert_int_eq(read_view_get(mgr, CONTROLLER_CPU, &v), 0);
         for (const char *p = v->tree; (p = strstr(p, member)); p += n)
                 if (p[n] == '|' || p[n] == '\n' || p[n] == '\0')
                         return true;
@@ -83,7 +112,6 @@ static bool tree_has(Manager *m, const char *member) {
 }
 
 START_TEST(test_reads_walk_nothing) {
-        Manager *m = start(true);
         unsigned long before;
         Cgroup *c;
 
@@ -101,21 +129,18 @@ START_TEST(test_reads_walk_nothing) {
         }
         /* memory's view, built once */
         ck_assert_uint_eq(m->walks - before, 1);
-        stop(m);
 }
 END_TEST
 
 START_TEST(test_reads_see_owner_changes) {
         _cleanup_free_ char *p = NULL;
-        Manager *m = start(true);
         unsigned long before;
         Cgroup *c;
 
         ck_assert(tree_has(m, "/srv/alice/d0"));
         ck_assert(!tree_has(m, "/srv/alice/new"));
         /* the owner's mkdir, then at once its read: the event loop has not run */
-        p = at("root/srv/alice/new");
-        ck_assert_int_eq(mkdir(p, 0755), 0);
+        p = owner_mkdir("new");
         before = m->walks;
         ck_assert(tree_has(m, "/srv/alice/new"));
         ck_assert_int_eq(read_view_prepare(m, "/srv/alice/new/x"), 0);
@@ -130,28 +155,27 @@ START_TEST(test_reads_see_owner_changes) {
         ck_assert_int_eq(nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
         ck_assert(!tree_has(m, "/srv/alice/new"));
         ck_assert_int_lt(hierarchy_lookup(backend_get_model(m->backend), "/srv/alice/new", &c), 0);
-        stop(m);
 }
 END_TEST
 
 /* No watches (no event loop): every read refreshes, and is as right. */
 START_TEST(test_without_watches_reads_refresh) {
         _cleanup_free_ char *p = NULL;
-        Manager *m = start(false);
         unsigned long before;
 
         ck_assert(tree_has(m, "/srv/alice/d5"));
         before = m->walks;
         ck_assert(tree_has(m, "/srv/alice/d5"));
         ck_assert_uint_gt(m->walks, before);
-        p = at("root/srv/alice/new");
-        ck_assert_int_eq(mkdir(p, 0755), 0);
+        p = owner_mkdir("new");
         ck_assert(tree_has(m, "/srv/alice/new"));
-        stop(m);
 }
 END_TEST
 
 int main(void) {
-        return check_run(CHECK_SUITE("read-view", "core", NULL, NULL, test_reads_walk_nothing,
-                                     test_reads_see_owner_changes, test_without_watches_reads_refresh));
+        Suite *s = suite_create("read-view");
+
+        CHECK_TCASE(s, "core", setup_watched, teardown, { test_reads_walk_nothing }, { test_reads_see_owner_changes });
+        CHECK_TCASE(s, "without watches", setup_unwatched, teardown, { test_without_watches_reads_refresh });
+        return check_run(s);
 }

@@ -75,17 +75,8 @@ START_TEST(test_refusal) {
 }
 END_TEST
 
-static Suite *refusal_suite(void) {
-        Suite *s = suite_create("refusal");
-        TCase *tc = tcase_create("bus errors");
-
-        tcase_add_loop_test(tc, test_refusal, 0, ELEMENTSOF(cases));
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
         if (sd_bus_error_add_map(cgbypass_bus_error_map) < 0)
                 return EXIT_FAILURE;
-        return check_run(refusal_suite());
+        return check_run(CHECK_SUITE_TABLE("refusal", "bus errors", NULL, NULL, { test_refusal, ELEMENTSOF(cases) }));
 }

@@ -242,22 +242,14 @@ START_TEST(test_quote) {
 }
 END_TEST
 
-static Suite *request_suite(void) {
-        Suite *s = suite_create("request");
-        TCase *tc = tcase_create("checks");
-
-        tcase_add_loop_test(tc, test_path_verify, 0, ELEMENTSOF(paths));
-        tcase_add_loop_test(tc, test_controller_verify, 0, ELEMENTSOF(controllers));
-        tcase_add_loop_test(tc, test_parse, 0, ELEMENTSOF(parses));
-        tcase_add_loop_test(tc, test_parse_refused, 0, ELEMENTSOF(refusals));
-        tcase_add_loop_test(tc, test_quote, 0, ELEMENTSOF(quotes));
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
         /* as the daemon does: the error names carry their errnos (cgbypass_bus_error_map) */
         if (sd_bus_error_add_map(cgbypass_bus_error_map) < 0)
                 return EXIT_FAILURE;
-        return check_run(request_suite());
+        return check_run(CHECK_SUITE_TABLE("request", "checks", NULL, NULL,
+                                           { test_path_verify, ELEMENTSOF(paths) },
+                                           { test_controller_verify, ELEMENTSOF(controllers) },
+                                           { test_parse, ELEMENTSOF(parses) },
+                                           { test_parse_refused, ELEMENTSOF(refusals) },
+                                           { test_quote, ELEMENTSOF(quotes) }));
 }

@@ -145,10 +145,6 @@ START_TEST(test_merge) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("runtime-delegations");
-        TCase *tc = tcase_create("merge");
-
-        tcase_add_loop_test(tc, test_merge, 0, ELEMENTSOF(cases));
-        suite_add_tcase(s, tc);
-        return check_run(s);
+        return check_run(CHECK_SUITE_TABLE("runtime-delegations", "merge", NULL, NULL,
+                                           { test_merge, ELEMENTSOF(cases) }));
 }

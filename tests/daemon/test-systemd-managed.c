@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../check-run.h"
 #include "systemd-managed.h"
 
 /* systemd's units in this test, deepest first: the first whose cgroup holds the path answers */
@@ -231,23 +232,8 @@ START_TEST(test_runtime) {
 }
 END_TEST
 
-static Suite *systemd_managed_suite(void) {
-        Suite *s = suite_create("systemd-managed");
-        TCase *tc = tcase_create("rule");
-
-        tcase_add_loop_test(tc, test_rule, 0, sizeof(cases) / sizeof(cases[0]));
-        tcase_add_test(tc, test_all_sections);
-        tcase_add_loop_test(tc, test_runtime, 0, sizeof(runtime_cases) / sizeof(runtime_cases[0]));
-        suite_add_tcase(s, tc);
-        return s;
-}
-
 int main(void) {
-        SRunner *sr = srunner_create(systemd_managed_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(CHECK_SUITE_TABLE("systemd-managed", "rule", NULL, NULL,
+                                           { test_rule, sizeof(cases) / sizeof(cases[0]) }, { test_all_sections },
+                                           { test_runtime, sizeof(runtime_cases) / sizeof(runtime_cases[0]) }));
 }

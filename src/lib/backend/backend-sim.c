@@ -219,7 +219,14 @@ static int apply_dir(Backend *b, const RDir *old, const RDir *new) {
         return 0;
 }
 
-static int remove_dir(Backend *b, const char *path) {
+static char *join_path(const char *path, const char *name) {
+        char *s;
+
+        return cgpath_join(path, name, &s) < 0 ? NULL : s;
+}
+
+/* Removes @path's files and the directory; with @subdirs its subdirectories first, else they must be gone. */
+static int remove_dir(Backend *b, const char *path, bool subdirs) {
         CgfsEntry *e;
         size_t n;
         int r;
@@ -230,6 +237,10 @@ static int remove_dir(Backend *b, const char *path) {
         for (size_t i = 0; i < n && r >= 0; i++)
                 if (e[i].type != CGFS_ENTRY_DIR)
                         r = cgfs_unlink(b->root_fd, path, e[i].name);
+                else if (subdirs) {
+                        _cleanup_free_ char *sub = join_path(path, e[i].name);
+                        r = sub ? remove_dir(b, sub, true) : -ENOMEM;
+                }
         cgfs_entries_free(e, n);
         if (r < 0)
                 return r;
@@ -285,7 +296,7 @@ static int apply_render(Backend *b, const Render *old, const Render *new) {
         for (size_t k = old->n; k > 0; k--) {
                 if (kept[k - 1])
                         continue;
-                r = remove_dir(b, old->dirs[k - 1].path);
+                r = remove_dir(b, old->dirs[k - 1].path, false);
                 if (r < 0 && r != -ENOENT)
                         return r;
         }
@@ -301,12 +312,6 @@ static bool is_cgroup_file_name(const char *name) {
                 if (streq(t->name, name))
                         return true;
         return false;
-}
-
-static char *join_path(const char *path, const char *name) {
-        char *s;
-
-        return cgpath_join(path, name, &s) < 0 ? NULL : s;
 }
 
 /* Only what a sim could have left behind is removed: cgroup-like files and directories of them. */
@@ -344,29 +349,6 @@ static int check_removable(Backend *b, const char *path, unsigned depth, char **
         }
         cgfs_entries_free(e, n);
         return r;
-}
-
-static int remove_tree(Backend *b, const char *path) {
-        CgfsEntry *e;
-        size_t n;
-        int r;
-
-        r = cgfs_list(b->root_fd, path, &e, &n);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                _cleanup_free_ char *sub = join_path(path, e[i].name);
-                if (!sub)
-                        r = -ENOMEM;
-                else if (e[i].type == CGFS_ENTRY_DIR)
-                        r = remove_tree(b, sub);
-                else
-                        r = cgfs_unlink(b->root_fd, path, e[i].name);
-        }
-        cgfs_entries_free(e, n);
-        if (r < 0)
-                return r;
-        return cgfs_rmdir(b->root_fd, path);
 }
 
 static int rfile_cmp(const void *key, const void *elem) {
@@ -457,7 +439,7 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
                 if (e[i].type == CGFS_ENTRY_DIR) {
                         if (bsearch(&e[i].name, children, nchildren, sizeof(char *), strp_cmp))
                                 continue;
-                        r = remove_tree(b, sub);
+                        r = remove_dir(b, sub, true);
                         if (r >= 0)
                                 r = drift_list_add(drift, want->path, "stray directory", "", e[i].name);
                         continue;
@@ -715,6 +697,33 @@ static int sim_refresh(Backend *b, char **reterr_msg) {
         return 0;
 }
 
+/* Unless @r already failed, brings the directory from @before to @after; on failure back again. */
+static int apply_or_undo(Backend *b, int r, const Render *before, const Render *after) {
+        if (r < 0)
+                return r;
+        r = apply_render(b, before, after);
+        if (r < 0)
+                (void) apply_render(b, after, before);
+        return r;
+}
+
+/* The end of a structural change: the model keeps the transaction only if @r succeeded, which marks @mark dirty. */
+static int txn_end(Backend *b, ModelTxn *txn, int r, Render *before, Render *after, const char *mark, bool subtree) {
+        (void) model_txn_finish(txn, &b->model, r);
+        render_done(before);
+        render_done(after);
+        if (r >= 0)
+                sim_mark(b, mark, subtree);
+        return r;
+}
+
+/* The fault injection's say on the operation @verb, then @path's cgroup. */
+static int sim_lookup(Backend *b, const char *verb, const char *path, const char *file, const char *value,
+                      Cgroup **ret, Reason *reterr_reason) {
+        int r = backend_fault_check(b, verb, path, file, value);
+        return r < 0 ? r : model_lookup(b->model, path, ret, reterr_reason);
+}
+
 static int sim_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
         Render none = {}, after = {};
         ModelTxn txn;
@@ -722,24 +731,15 @@ static int sim_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
         int r;
 
         r = backend_fault_check(b, "mkdir", path, NULL, NULL);
-        if (r < 0)
-                return r;
-        r = model_txn_mkdir(b->model, path, &txn, reterr_reason);
+        if (r >= 0)
+                r = model_txn_mkdir(b->model, path, &txn, reterr_reason);
         if (r < 0)
                 return r;
         r = hierarchy_lookup(b->model, path, &c);
         if (r >= 0)
                 r = render_region(b->model, c, false, &after);
-        if (r >= 0) {
-                r = apply_render(b, &none, &after);
-                if (r < 0)
-                        (void) apply_render(b, &after, &none);
-        }
-        (void) model_txn_finish(&txn, &b->model, r);
-        render_done(&after);
-        if (r >= 0)
-                sim_mark(b, path, false);
-        return r;
+        r = apply_or_undo(b, r, &none, &after);
+        return txn_end(b, &txn, r, &none, &after, path, false);
 }
 
 static int sim_rmdir(Backend *b, const char *path, Reason *reterr_reason) {
@@ -751,10 +751,7 @@ static int sim_rmdir(Backend *b, const char *path, Reason *reterr_reason) {
         Cgroup *c;
         int r;
 
-        r = backend_fault_check(b, "rmdir", path, NULL, NULL);
-        if (r < 0)
-                return r;
-        r = model_lookup(b->model, path, &c, reterr_reason);
+        r = sim_lookup(b, "rmdir", path, NULL, NULL, &c, reterr_reason);
         if (r < 0)
                 return r;
         /* a threaded child gone can turn its parent from thread root back to domain, and its siblings valid */
@@ -775,17 +772,8 @@ static int sim_rmdir(Backend *b, const char *path, Reason *reterr_reason) {
                 if (r >= 0)
                         r = render_region(b->model, c, true, &after);
         }
-        if (r >= 0) {
-                r = apply_render(b, &before, &after);
-                if (r < 0)
-                        (void) apply_render(b, &after, &before);
-        }
-        (void) model_txn_finish(&txn, &b->model, r);
-        render_done(&before);
-        render_done(&after);
-        if (r >= 0)
-                sim_mark(b, threaded ? top_path : path, true);
-        return r;
+        r = apply_or_undo(b, r, &before, &after);
+        return txn_end(b, &txn, r, &before, &after, threaded ? top_path : path, true);
 }
 
 /* The cgroups whose files a write can change: control files reach the subtree, cgroup.type the siblings'. */
@@ -821,11 +809,7 @@ static int sim_write_value(Backend *b, Cgroup *c, const char *file, const char *
                 return r;
         }
         r = render_region(b->model, c, false, &after);
-        if (r >= 0) {
-                r = apply_render(b, &before, &after);
-                if (r < 0)
-                        (void) apply_render(b, &after, &before);
-        }
+        r = apply_or_undo(b, r, &before, &after);
         if (r < 0) {
                 (void) cgroup_value_restore(b->model, c, file, old);
                 if (linked)
@@ -851,10 +835,7 @@ static int sim_write(Backend *b, const char *path, const char *file, const char 
         bool subtree;
         int r;
 
-        r = backend_fault_check(b, "write", path, file, value);
-        if (r < 0)
-                return r;
-        r = model_lookup(b->model, path, &c, reterr_reason);
+        r = sim_lookup(b, "write", path, file, value, &c, reterr_reason);
         if (r < 0)
                 return r;
         if (cfvalue_known(file))
@@ -875,17 +856,8 @@ static int sim_write(Backend *b, const char *path, const char *file, const char 
         r = hierarchy_lookup(h, top_path, &top_after);
         if (r >= 0)
                 r = render_region(h, top_after, subtree, &after);
-        if (r >= 0) {
-                r = apply_render(b, &before, &after);
-                if (r < 0)
-                        (void) apply_render(b, &after, &before);
-        }
-        (void) model_txn_finish(&txn, &b->model, r);
-        render_done(&before);
-        render_done(&after);
-        if (r >= 0)
-                sim_mark(b, top_path, subtree);
-        return r;
+        r = apply_or_undo(b, r, &before, &after);
+        return txn_end(b, &txn, r, &before, &after, top_path, subtree);
 }
 
 static int sim_read(Backend *b, const char *path, const char *file, char **ret) {

@@ -129,16 +129,26 @@ static int parse_value(char *line, BackendStateCgroup *c) {
         return 0;
 }
 
-/* a stream on @fd, which is closed on failure too */
-static int fdopen_read(int fd, FILE **ret) {
-        int r;
+/* a stream to read @name in @state_fd, opened with @flags */
+static int open_stream(int state_fd, const char *name, int flags, FILE **ret) {
+        int fd = openat(state_fd, name, flags | O_NOFOLLOW | O_CLOEXEC), r;
 
+        if (fd < 0)
+                return -errno;
         *ret = fdopen(fd, "r");
         if (*ret)
                 return 0;
         r = -errno;
         (void) close(fd);
         return r;
+}
+
+/* a record that does not parse: -ENOMEM as it is, else -EUCLEAN with where */
+static int bad_record(int r, char **reterr_msg, const char *state_dir, const char *name, unsigned lineno,
+                      const char *what) {
+        if (r == -ENOMEM)
+                return r;
+        return backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: bad %s record", state_dir, name, lineno, what);
 }
 
 int state_load(int state_fd, const char *state_dir, const char *name, BackendState *ret, char **reterr_msg) {
@@ -148,14 +158,11 @@ int state_load(int state_fd, const char *state_dir, const char *name, BackendSta
         size_t cap = 0;
         unsigned lineno = 0;
         bool have_format = false;
-        int fd, r = 0;
+        int r = 0;
 
         if (state_fd < 0)
                 return -ENOENT; /* a read-only backend without a state directory yet */
-        fd = openat(state_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        r = fdopen_read(fd, &f);
+        r = open_stream(state_fd, name, O_RDONLY, &f);
         if (r < 0)
                 return r;
 
@@ -195,11 +202,8 @@ int state_load(int state_fd, const char *state_dir, const char *name, BackendSta
                         }
                 } else if (startswith(line, "value ")) {
                         r = s.n > 0 ? parse_value(line + 6, &s.cgroups[s.n - 1]) : -EINVAL;
-                        if (r == -ENOMEM)
-                                goto oom;
                         if (r < 0) {
-                                r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: bad value record",
-                                                state_dir, name, lineno);
+                                r = bad_record(r, reterr_msg, state_dir, name, lineno, "value");
                                 goto fail;
                         }
                 } else if (startswith(line, "cgroup ")) {
@@ -208,11 +212,8 @@ int state_load(int state_fd, const char *state_dir, const char *name, BackendSta
                                 goto oom;
                         s.cgroups = v;
                         r = parse_cgroup(line + 7, &v[s.n]);
-                        if (r == -ENOMEM)
-                                goto oom;
                         if (r < 0) {
-                                r = backend_msg(reterr_msg, -EUCLEAN, "%s/%s:%u: bad cgroup record",
-                                                state_dir, name, lineno);
+                                r = bad_record(r, reterr_msg, state_dir, name, lineno, "cgroup");
                                 goto fail;
                         }
                         s.n++;
@@ -493,20 +494,17 @@ int state_journal_replay(int state_fd, const char *state_dir, const char *name, 
         size_t cap = 0, bytes = 0, good = 0;
         unsigned lineno = 0;
         bool subtree = false;
-        int fd, r = 0;
+        int r = 0;
 
         if (ret_bytes)
                 *ret_bytes = 0;
         if (state_fd < 0)
                 return 0;
-        fd = openat(state_fd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 && (errno == EACCES || errno == EROFS))
-                fd = openat(state_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        r = fdopen_read(fd, &f);
+        r = open_stream(state_fd, name, O_RDWR, &f);
+        if (r == -EACCES || r == -EROFS)
+                r = open_stream(state_fd, name, O_RDONLY, &f);
         if (r < 0)
-                return r;
+                return r == -ENOENT ? 0 : r;
         for (;;) {
                 ssize_t n = getline(&line, &cap, f);
                 if (n < 0)

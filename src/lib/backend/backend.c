@@ -412,32 +412,27 @@ static int bad_path(int r, Reason *reterr_reason) {
         return r;
 }
 
-int backend_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
-        int r = normalize_path(path, &path);
+/* mkdir's and rmdir's @path, normalized; the root is refused with @root_err and @root_reason */
+static int dir_op_path(Backend *b, const char **path, int root_err, Reason root_reason, Reason *reterr_reason) {
+        int r = normalize_path(*path, path);
         if (r < 0)
                 return bad_path(r, reterr_reason);
-        if (streq(path, ".")) {
+        if (streq(*path, ".")) {
                 if (reterr_reason)
-                        *reterr_reason = REASON_EXISTS;
-                return -EEXIST;
+                        *reterr_reason = root_reason;
+                return root_err;
         }
-        if (b->read_only)
-                return -EROFS;
-        return b->vtable->mkdir(b, path, reterr_reason);
+        return b->read_only ? -EROFS : 0;
+}
+
+int backend_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
+        int r = dir_op_path(b, &path, -EEXIST, REASON_EXISTS, reterr_reason);
+        return r < 0 ? r : b->vtable->mkdir(b, path, reterr_reason);
 }
 
 int backend_rmdir(Backend *b, const char *path, Reason *reterr_reason) {
-        int r = normalize_path(path, &path);
-        if (r < 0)
-                return bad_path(r, reterr_reason);
-        if (streq(path, ".")) {
-                if (reterr_reason)
-                        *reterr_reason = REASON_ROOT;
-                return -EINVAL;
-        }
-        if (b->read_only)
-                return -EROFS;
-        return b->vtable->rmdir(b, path, reterr_reason);
+        int r = dir_op_path(b, &path, -EINVAL, REASON_ROOT, reterr_reason);
+        return r < 0 ? r : b->vtable->rmdir(b, path, reterr_reason);
 }
 
 int backend_write(Backend *b, const char *path, const char *file, const char *value, Reason *reterr_reason) {

@@ -172,23 +172,26 @@ int cgfs_add_watch(int inotify_fd, int root_fd, const char *path, uint32_t mask)
         return wd < 0 ? -errno : wd;
 }
 
-/* The directory holding the last component of @path (O_PATH), and that component. */
-static int open_parent(int root_fd, const char *path, int *ret_fd, const char **ret_name) {
-        _cleanup_free_ char *dir = NULL;
-        const char *slash;
-        int fd;
+/* The parent directory of @path, which must name one below the root, and @path's last component. */
+static int parent_path(const char *path, char **ret_dir, const char **ret_name) {
+        const char *slash = strrchr(path, '/');
 
         if (!cgfs_path_is_valid(path) || streq(path, "."))
                 return -EINVAL;
-        fd = cgpath_parent(path, &dir);
-        if (fd < 0)
-                return fd;
-        slash = strrchr(path, '/');
-        fd = open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
-        if (fd < 0)
-                return fd;
-        *ret_fd = fd;
         *ret_name = slash ? slash + 1 : path;
+        return cgpath_parent(path, ret_dir);
+}
+
+/* The directory holding the last component of @path (O_PATH), and that component. */
+static int open_parent(int root_fd, const char *path, int *ret_fd, const char **ret_name) {
+        _cleanup_free_ char *dir = NULL;
+        int r = parent_path(path, &dir, ret_name);
+
+        if (r >= 0)
+                r = open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
+        if (r < 0)
+                return r;
+        *ret_fd = r;
         return 0;
 }
 
@@ -332,7 +335,8 @@ int cgfs_exists(int root_fd, const char *path, const char *file) {
         return 1;
 }
 
-int cgfs_mkdir(int root_fd, const char *path, mode_t mode) {
+/* mkdir(2) of @path with @mode, or with @rmdir its rmdir(2), in the parent opened beneath @root_fd */
+static int mkdir_or_rmdir(int root_fd, const char *path, bool rmdir, mode_t mode) {
         _cleanup_close_ int fd = -1;
         const char *name;
         int r;
@@ -340,7 +344,12 @@ int cgfs_mkdir(int root_fd, const char *path, mode_t mode) {
         r = open_parent(root_fd, path, &fd, &name);
         if (r < 0)
                 return r;
-        return mkdirat(fd, name, mode) < 0 ? -errno : 0;
+        r = rmdir ? unlinkat(fd, name, AT_REMOVEDIR) : mkdirat(fd, name, mode);
+        return r < 0 ? -errno : 0;
+}
+
+int cgfs_mkdir(int root_fd, const char *path, mode_t mode) {
+        return mkdir_or_rmdir(root_fd, path, false, mode);
 }
 
 void cgfs_dir_cache_done(CgfsDirCache *c) {
@@ -353,12 +362,10 @@ void cgfs_dir_cache_done(CgfsDirCache *c) {
 
 int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mode) {
         _cleanup_free_ char *dir = NULL;
-        const char *slash = strrchr(path, '/');
+        const char *name;
         int r;
 
-        if (!cgfs_path_is_valid(path) || streq(path, "."))
-                return -EINVAL;
-        r = cgpath_parent(path, &dir);
+        r = parent_path(path, &dir, &name);
         if (r < 0)
                 return r;
         for (int attempt = 0; attempt < 2; attempt++) {
@@ -372,7 +379,7 @@ int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mod
                         c->fd = r;
                         c->path = TAKE_PTR(dir);
                 }
-                if (mkdirat(c->fd, slash ? slash + 1 : path, mode) >= 0)
+                if (mkdirat(c->fd, name, mode) >= 0)
                         return 0;
                 r = -errno;
                 /* the parent went (and maybe came back) since it was opened: look it up again, once */
@@ -387,14 +394,7 @@ int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mod
 }
 
 int cgfs_rmdir(int root_fd, const char *path) {
-        _cleanup_close_ int fd = -1;
-        const char *name;
-        int r;
-
-        r = open_parent(root_fd, path, &fd, &name);
-        if (r < 0)
-                return r;
-        return unlinkat(fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+        return mkdir_or_rmdir(root_fd, path, true, 0);
 }
 
 /*
@@ -711,6 +711,13 @@ static int open_tmp(int dfd, char name[static CGFS_TMP_NAME_MAX]) {
         return -EEXIST;
 }
 
+/* @path's directory (O_PATH), where @file, which must be a valid name, is put, looked at or removed */
+static int open_dir_of(int root_fd, const char *path, const char *file, int *ret_dfd) {
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        return cgfs_open_dir(root_fd, path, O_PATH, ret_dfd);
+}
+
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
         _cleanup_close_ int dfd = -1, fd = -1;
         char tmp[CGFS_TMP_NAME_MAX];
@@ -722,9 +729,7 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
         gid_t gid = getegid();
         int r;
 
-        if (!cgfs_name_is_valid(file))
-                return -EINVAL;
-        r = cgfs_open_dir(root_fd, path, O_PATH, &dfd);
+        r = open_dir_of(root_fd, path, file, &dfd);
         if (r < 0)
                 return r;
         if (fstat(dfd, &st_dir) < 0)
@@ -766,23 +771,17 @@ int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat 
         _cleanup_close_ int dfd = -1;
         int r;
 
-        if (!cgfs_name_is_valid(file))
-                return -EINVAL;
-        r = cgfs_open_dir(root_fd, path, O_PATH, &dfd);
+        r = open_dir_of(root_fd, path, file, &dfd);
         if (r < 0)
                 return r;
-        if (fstatat(dfd, file, ret, AT_SYMLINK_NOFOLLOW) < 0)
-                return -errno;
-        return 0;
+        return fstatat(dfd, file, ret, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
 int cgfs_unlink(int root_fd, const char *path, const char *file) {
         _cleanup_close_ int dfd = -1;
         int r;
 
-        if (!cgfs_name_is_valid(file))
-                return -EINVAL;
-        r = cgfs_open_dir(root_fd, path, O_PATH, &dfd);
+        r = open_dir_of(root_fd, path, file, &dfd);
         if (r < 0)
                 return r;
         return unlinkat(dfd, file, 0) < 0 ? -errno : 0;

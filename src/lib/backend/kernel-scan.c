@@ -155,6 +155,22 @@ static int read_limit(int dir_fd, const char *file, int *ret) {
         return parse_limit(s, ret);
 }
 
+/* the two hierarchy limits, and debug.masks where it can exist (@debug) */
+static int read_limits_debug(int dir_fd, bool debug, KernelCgroup *kc) {
+        int r;
+
+        r = read_limit(dir_fd, "cgroup.max.depth", &kc->max_depth);
+        if (r >= 0)
+                r = read_limit(dir_fd, "cgroup.max.descendants", &kc->max_descendants);
+        if (r < 0)
+                return r;
+        kc->debug_masks = NULL;
+        if (!debug)
+                return 0;
+        r = cgfs_read_kernfs(dir_fd, "debug.masks", &kc->debug_masks);
+        return r == -ENOENT ? 0 : r;
+}
+
 static unsigned count_lines(const char *s) {
         unsigned n = 0;
         for (; *s; s++)
@@ -206,19 +222,9 @@ static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool debug, b
                 return r;
         kc->nr_procs = count_lines(procs);
 
-        r = read_limit(dir_fd, "cgroup.max.depth", &kc->max_depth);
+        r = read_limits_debug(dir_fd, debug, kc);
         if (r < 0)
                 return r;
-        r = read_limit(dir_fd, "cgroup.max.descendants", &kc->max_descendants);
-        if (r < 0)
-                return r;
-
-        kc->debug_masks = NULL;
-        if (debug) {
-                r = cgfs_read_kernfs(dir_fd, "debug.masks", &kc->debug_masks);
-                if (r < 0 && r != -ENOENT)
-                        return r;
-        }
         return cgfs_list_at(dir_fd, ret_entries, ret_n);
 }
 
@@ -318,18 +324,9 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
                 kc->controllers = parent->subtree_control &
                                   (kc->threaded ? controller_threaded_mask(CGMASK_ALL) : CGMASK_ALL);
 
-        r = read_limit(dir_fd, "cgroup.max.depth", &kc->max_depth);
-        if (r >= 0)
-                r = read_limit(dir_fd, "cgroup.max.descendants", &kc->max_descendants);
+        r = read_limits_debug(dir_fd, debug, kc);
         if (r < 0)
                 goto fail;
-
-        kc->debug_masks = NULL;
-        if (debug) {
-                r = cgfs_read_kernfs(dir_fd, "debug.masks", &kc->debug_masks);
-                if (r < 0 && r != -ENOENT)
-                        goto fail;
-        }
         *ret_entries = e;
         *ret_n = ne;
         return 0;

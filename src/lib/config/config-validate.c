@@ -196,6 +196,14 @@ static void token_state_done(TokenState *s) {
                 free(s->first[i]);
 }
 
+/* for_each_token() with @s, which it leaves with the result and without the tokens it kept */
+static int parse_tokens(const char *value, bool comma, TokenFn fn, TokenState *s) {
+        int r = for_each_token(value, comma, fn, s);
+
+        token_state_done(s);
+        return r < 0 ? r : 0;
+}
+
 /* Same controller twice in one value: name both tokens. */
 static int token_seen(TokenState *s, Controller ctl, const char *token) {
         if (s->seen & CGMASK(ctl)) {
@@ -261,19 +269,12 @@ static int change_token(void *userdata, const char *token) {
 int config_parse_change(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
                         const char *key, const char *value, bool allow_disable,
                         ControllerChange *ret) {
-        _cleanup_(token_state_done) TokenState s = {
-                .c = c,
-                .errs = errs,
-                .loc = loc,
-                .key = key,
-                .allow_disable = allow_disable,
-        };
-        int r = for_each_token(value, false, change_token, &s);
+        TokenState s = { .c = c, .errs = errs, .loc = loc, .key = key, .allow_disable = allow_disable };
+        int r = parse_tokens(value, false, change_token, &s);
 
-        if (r < 0)
-                return r;
-        *ret = s.change;
-        return 0;
+        if (r >= 0)
+                *ret = s.change;
+        return r;
 }
 
 static int list_token(void *userdata, const char *token) {
@@ -300,18 +301,12 @@ static int list_token(void *userdata, const char *token) {
 
 int config_parse_controller_list(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
                                  const char *key, const char *value, CgMask *ret) {
-        _cleanup_(token_state_done) TokenState s = {
-                .c = c,
-                .errs = errs,
-                .loc = loc,
-                .key = key,
-        };
-        int r = for_each_token(value, true, list_token, &s);
+        TokenState s = { .c = c, .errs = errs, .loc = loc, .key = key };
+        int r = parse_tokens(value, true, list_token, &s);
 
-        if (r < 0)
-                return r;
-        *ret = s.list;
-        return 0;
+        if (r >= 0)
+                *ret = s.list;
+        return r;
 }
 
 /* getpwnam_r()/getpwuid_r() with a buffer that grows. Return: 1 found, 0 not found, -errno. */

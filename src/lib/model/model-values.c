@@ -208,17 +208,35 @@ void hierarchy_values_prune(Hierarchy *h, Cgroup *top) {
                         prune_one(h, c);
 }
 
+/* a value's escapes: the character, and the letter after a backslash that stands for it */
+static const char value_escapes[][2] = { { '\n', 'n' }, { ' ', 's' }, { '\\', '\\' } };
+
+/* @c's escape letter, or 0 when it stands for itself */
+static char escape_letter(char c) {
+        for (size_t i = 0; i < ELEMENTSOF(value_escapes); i++)
+                if (value_escapes[i][0] == c)
+                        return value_escapes[i][1];
+        return 0;
+}
+
+/* the character escape letter @l stands for, or 0 for none */
+static char unescape_letter(char l) {
+        for (size_t i = 0; i < ELEMENTSOF(value_escapes); i++)
+                if (value_escapes[i][1] == l)
+                        return value_escapes[i][0];
+        return 0;
+}
+
 int cgroup_value_escape(const char *shown, char **ret) {
         StrBuf b = STRBUF_INIT;
 
         for (const char *s = shown; *s; s++) {
-                if (*s == '\n')
-                        strbuf_append(&b, "\\n");
-                else if (*s == ' ')
-                        strbuf_append(&b, "\\s");
-                else if (*s == '\\')
-                        strbuf_append(&b, "\\\\");
-                else
+                char l = escape_letter(*s);
+
+                if (l) {
+                        strbuf_putc(&b, '\\');
+                        strbuf_putc(&b, l);
+                } else
                         strbuf_putc(&b, *s);
         }
         if (!*shown)
@@ -230,21 +248,13 @@ int cgroup_value_unescape(const char *text, char **ret) {
         StrBuf b = STRBUF_INIT;
 
         for (const char *s = text; *s; s++) {
-                if (*s != '\\') {
-                        strbuf_putc(&b, *s);
-                        continue;
-                }
-                s++;
-                if (*s == 'n')
-                        strbuf_putc(&b, '\n');
-                else if (*s == 's')
-                        strbuf_putc(&b, ' ');
-                else if (*s == '\\')
-                        strbuf_putc(&b, '\\');
-                else {
+                char c = *s;
+
+                if (c == '\\' && !(c = unescape_letter(*++s))) {
                         strbuf_done(&b);
                         return -EINVAL;
                 }
+                strbuf_putc(&b, c);
         }
         if (!*text)
                 strbuf_append(&b, "");

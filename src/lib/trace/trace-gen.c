@@ -413,30 +413,28 @@ static GenLabel *pick_label(Gen *g, bool alive) {
         return k < 0 ? NULL : &g->labels[k];
 }
 
-static int op_spawn(Gen *g) {
-        GenLabel *l = pick_label(g, false);
+/* spawn (a label not alive) or @move (an alive one) into a path; without a label or a path, something else */
+static int op_proc(Gen *g, bool move) {
+        GenLabel *l = pick_label(g, move);
         int i = pick_path(g, weight_procs, PICK_ROOT | PICK_MISSING);
         Cgroup *c;
 
         if (!l || i < 0)
-                return op_mkdir(g);
+                return move ? op_proc(g, false) : op_mkdir(g);
         c = gen_cg(g, (size_t) i);
-        if (c && hierarchy_spawn(g->h, c, &l->id, NULL) >= 0)
+        if (c && move)
+                (void) hierarchy_move(g->h, l->id, c, true, NULL);
+        else if (c && hierarchy_spawn(g->h, c, &l->id, NULL) >= 0)
                 l->alive = true;
-        return gen_line(g, "spawn %s %s", l->name, gen_paths[i]);
+        return gen_line(g, "%s %s %s", move ? "move" : "spawn", l->name, gen_paths[i]);
+}
+
+static int op_spawn(Gen *g) {
+        return op_proc(g, false);
 }
 
 static int op_move(Gen *g) {
-        GenLabel *l = pick_label(g, true);
-        int i = pick_path(g, weight_procs, PICK_ROOT | PICK_MISSING);
-        Cgroup *c;
-
-        if (!l || i < 0)
-                return op_spawn(g);
-        c = gen_cg(g, (size_t) i);
-        if (c)
-                (void) hierarchy_move(g->h, l->id, c, true, NULL);
-        return gen_line(g, "move %s %s", l->name, gen_paths[i]);
+        return op_proc(g, true);
 }
 
 static int op_kill(Gen *g) {
