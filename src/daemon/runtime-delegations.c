@@ -126,11 +126,12 @@ static int save(Manager *m, const Config *c) {
 }
 
 /*
- * The desired state from the delegations as they are now, recorded as the
- * applied one too: an ended delegation's cgroup (or one made for a delegation
- * that ends with it) is then no longer wanted, and its removal is no drift.
+ * The desired state from the delegations as they are now; with @record also
+ * as the applied one, when a delegation ended: its cgroup (or one made for a
+ * delegation that ends with it) is then no longer wanted, and its removal is
+ * no drift. (A new delegation's apply has just recorded what it applied.)
  */
-static int rebuild_desired(Manager *m) {
+static int rebuild_desired(Manager *m, bool record) {
         DesiredSet d = {};
         int r = desired_from_config(m->config, &d);
 
@@ -138,7 +139,7 @@ static int rebuild_desired(Manager *m) {
                 return r;
         desired_set_done(&m->desired);
         m->desired = d;
-        if (m->options.read_only)
+        if (!record || m->options.read_only)
                 return 0;
         r = state_file_save(manager_state_dir(m), &m->desired);
         if (r < 0)
@@ -162,7 +163,7 @@ void runtime_delegations_forget_gone(Manager *m) {
         }
         if (!dropped)
                 return;
-        if (rebuild_desired(m) < 0)
+        if (rebuild_desired(m, true) < 0)
                 log_oom();
         if (m->options.read_only)
                 return;
@@ -315,7 +316,7 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
         /* made now; later, a delegation of lifetime "cgroup" ends with its cgroup */
         m->config->delegates[idx].create = create && persistent;
         desired_set_done(&d);
-        r = rebuild_desired(m);
+        r = rebuild_desired(m, false);
         if (r < 0)
                 goto finish;
         client_changes_done(&m->changes);
@@ -359,7 +360,7 @@ int manager_remove_delegation(Manager *m, const char *path, uid_t *ret_uid, Refu
                            "changed", manager_state_dir(m), strerror(-r));
         /* the desired state without it first: it may point to its path */
         d->create = false;
-        r = rebuild_desired(m);
+        r = rebuild_desired(m, true);
         if (r < 0)
                 return r;
         config_remove_delegation(m->config, idx);

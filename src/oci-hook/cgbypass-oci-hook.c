@@ -466,7 +466,6 @@ static int teardown(Hook *h) {
  */
 static int look(Hook *h) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         const char *cp = h->has_config ? h->config.cgroups_path : NULL;
         int r, running = 0;
 
@@ -486,7 +485,7 @@ static int look(Hook *h) {
                                "NameHasOwner", NULL, &reply, "s", CGBYPASS_BUS_NAME);
         if (r < 0 || sd_bus_message_read(reply, "b", &running) < 0 || !running)
                 return 0;
-        (void) cgbypass_reload(h->bus, &e);
+        (void) cgbypass_reload(h->bus, NULL);
         return 0;
 }
 
