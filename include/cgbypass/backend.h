@@ -97,6 +97,20 @@ BackendType backend_get_type(const Backend *b);   /* never BACKEND_AUTO */
  * Return: 1 agrees; 0 differs (refresh); -errno.
  */
 int backend_check_below(Backend *b, const char *path);
+
+/**
+ * backend_load_limits_above() - before a mkdir of @path: the limits above it, from the kernel
+ *
+ * The scan leaves cgroup.max.depth and cgroup.max.descendants of a cgroup
+ * without children unread (cgroup_limits_unread()): they matter only to a
+ * mkdir below it. This reads those of @path's parent and its ancestors into
+ * the model, so that the model's check of the mkdir is the kernel's. The
+ * backend's mkdir does it itself; a planner does it first to plan exactly.
+ *
+ * Return: how many cgroups' limits were read (0 on sim, or when none was
+ * unread); -errno.
+ */
+int backend_load_limits_above(Backend *b, const char *path);
 const char *backend_get_root(const Backend *b);
 
 /*

@@ -301,6 +301,14 @@ CgroupType cgroup_get_type(const Hierarchy *h, const Cgroup *c);
 bool cgroup_is_populated(const Cgroup *c);
 unsigned cgroup_nr_procs(const Cgroup *c);        /* processes directly in @c */
 
+/*
+ * Whether @c's cgroup.max.depth and cgroup.max.descendants are not known
+ * yet (the model then says "max"): a kernel scan leaves them unread in a
+ * cgroup without children, where they matter only to a mkdir below it.
+ */
+bool cgroup_limits_unread(const Cgroup *c);
+void cgroup_set_limits_unread(Cgroup *c, bool unread);
+
 /**
  * hierarchy_effective_tree() - a controller's effective hierarchy as text
  *

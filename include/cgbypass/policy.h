@@ -156,6 +156,14 @@ typedef struct Backend Backend;
  */
 int plan_drop_in_sync(Plan *p, Backend *b);
 
+/*
+ * plan_load_limits() - backend_load_limits_above() for each mkdir of @p
+ *
+ * Return: how many cgroups' limits were read: when not 0, the plan was made
+ * with limits the model did not know, and is to be made again; -errno.
+ */
+int plan_load_limits(const Plan *p, Backend *b);
+
 /* A difference between desired and found state, for drift reports. */
 typedef struct Drift {
         char *path;             /* absolute cgroup path */

@@ -344,6 +344,18 @@ static int plan_with(Manager *m, const DesiredSet *desired, ClientChanges *chang
 
                 r = policy_plan(h, merged.items, merged.n, ret, &pe);
                 desired_set_done(&merged);
+                if (r >= 0) {
+                        /* a mkdir below a cgroup whose limits the scan left unread: plan again knowing them */
+                        int k = plan_load_limits(*ret, m->backend);
+                        if (k != 0)
+                                *ret = plan_free(*ret);
+                        if (k > 0) {
+                                policy_errors_done(&pe);
+                                continue;
+                        }
+                        if (k < 0)
+                                r = k;
+                }
                 if (r != -EINVAL) {
                         policy_errors_done(&pe);
                         return r;

@@ -485,6 +485,9 @@ START_TEST(test_knobs_and_type) {
         ck_assert_str_ne(dump, dump2);
         Cgroup *t;
         ck_assert_int_eq(hierarchy_lookup(backend_get_model(b), "T", &t), 0);
+        /* T has no child now: its limits are read when a mkdir below it needs them */
+        ck_assert(cgroup_limits_unread(t));
+        ck_assert_int_eq(backend_load_limits_above(b, "T/x"), 1);
         _cleanup_free_ char *depth = NULL;
         ck_assert_int_eq(cgroup_read(backend_get_model(b), t, "cgroup.max.depth", &depth), 0);
         ck_assert_str_eq(depth, "2\n");
@@ -612,7 +615,8 @@ static void model_is_kernel(const Hierarchy *h, const char *rel, const char *fil
  * A tree made behind the backend's back, loaded: where the scan derives a
  * file from the parent instead of reading it (controllers, the type of a
  * childless cgroup under a plain domain, no processes below an unpopulated
- * cgroup), the model shows what the kernel shows.
+ * cgroup), the model shows what the kernel shows. A childless cgroup's limits
+ * are left unread until a mkdir below it needs them; then they are the kernel's.
  */
 START_TEST(test_scan_derives) {
         static const char *const dirs[] = { "P", "P/q", "P/r", "E", "E/e", "E/e/f", "T", "T/t", "L", "L/l" };
@@ -640,9 +644,21 @@ START_TEST(test_scan_derives) {
 
         _cleanup_(backend_freep) Backend *b = open_emu();
         const Hierarchy *h = backend_get_model(b);
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                Cgroup *c;
+                ck_assert_int_eq(hierarchy_lookup(h, dirs[i], &c), 0);
+                bool leaf = !cgroup_first_child(c);
+                ck_assert_msg(cgroup_limits_unread(c) == leaf, "%s: limits unread %d", dirs[i],
+                              cgroup_limits_unread(c));
                 for (size_t j = 0; j < ELEMENTSOF(files); j++)
-                        model_is_kernel(h, dirs[i], files[j]);
+                        if (!leaf || !startswith(files[j], "cgroup.max."))
+                                model_is_kernel(h, dirs[i], files[j]);
+        }
+        /* a mkdir below L/l needs its limits: read then, L's were read already */
+        ck_assert_int_eq(backend_load_limits_above(b, "L/l/x"), 1);
+        ck_assert_int_eq(backend_load_limits_above(b, "L/l/x"), 0);
+        model_is_kernel(h, "L/l", "cgroup.max.depth");
+        model_is_kernel(h, "L/l", "cgroup.max.descendants");
         kassert("T", "cgroup.type", "domain threaded\n");
         Cgroup *q, *r, *f;
         ck_assert_int_eq(hierarchy_lookup(h, "P/q", &q), 0);
@@ -657,11 +673,81 @@ START_TEST(test_scan_derives) {
 }
 END_TEST
 
+/*
+ * A leaf's cgroup.max.depth set behind the backend's back, unread by the
+ * scan: a mkdir below it is refused by the model as the kernel refuses it,
+ * and nothing changes (no disagreement, no reload).
+ */
+START_TEST(test_unread_limit_refuses) {
+        _cleanup_free_ char *m = kpath("M", NULL), *mm = kpath("M/m", NULL), *d = kpath("M/m", "cgroup.max.depth");
+        _cleanup_free_ char *dump = NULL, *dump2 = NULL;
+        Reason reason = REASON_NONE;
+        Cgroup *c;
+
+        ck_assert_int_eq(mkdir(m, 0755), 0);
+        ck_assert_int_eq(mkdir(mm, 0755), 0);
+        ck_assert_int_eq(test_write_file(d, "0"), 0);
+        _cleanup_(backend_freep) Backend *b = open_emu();
+        ck_assert_int_eq(hierarchy_lookup(backend_get_model(b), "M/m", &c), 0);
+        ck_assert(cgroup_limits_unread(c));
+        dump = test_dump(backend_get_model(b));
+
+        ck_assert_int_eq(backend_mkdir(b, "M/m/x", &reason), -EAGAIN);
+        ck_assert_str_eq(reason_to_string(reason), reason_to_string(REASON_LIMIT));
+        ck_assert(!kexists("M/m/x", NULL));
+        ck_assert(!cgroup_limits_unread(c));
+        dump2 = test_dump(backend_get_model(b));
+        /* the same but for the limit now known */
+        ck_assert_ptr_nonnull(strstr(dump2, "max_depth=0"));
+        ck_assert_ptr_null(strstr(dump, "max_depth=0"));
+        ok(backend_mkdir(b, "M/y", NULL));
+        ck_assert(kexists("M/y", NULL));
+}
+END_TEST
+
+/* levels read by several threads load the model that one thread loads, cgroup for cgroup */
+START_TEST(test_scan_parallel) {
+        _cleanup_free_ char *plus = test_strdupf("+%s", X), *sc = kpath(".", "cgroup.subtree_control");
+        _cleanup_free_ char *one = NULL, *many = NULL;
+
+        ck_assert_int_eq(test_write_file(sc, plus), 0);
+        for (int i = 0; i < 6; i++) {
+                _cleanup_free_ char *p = xstrdupf("p%d", i), *dp = kpath(p, NULL);
+                ck_assert_int_eq(mkdir(dp, 0755), 0);
+                for (int j = 0; j < 5; j++) {
+                        _cleanup_free_ char *q = xstrdupf("p%d/q%d", i, j), *dq = kpath(q, NULL);
+                        ck_assert_int_eq(mkdir(dq, 0755), 0);
+                        if ((i + j) % 3 == 0) {
+                                _cleanup_free_ char *l = kpath(q, "cgroup.max.descendants");
+                                ck_assert_int_eq(test_write_file(l, "7"), 0);
+                        }
+                }
+                if (i % 2 == 0) {
+                        _cleanup_free_ char *s = kpath(p, "cgroup.subtree_control");
+                        ck_assert_int_eq(test_write_file(s, plus), 0);
+                }
+        }
+        kernel_scan_set_parallel(1, 0);
+        {
+                _cleanup_(backend_freep) Backend *b = open_emu();
+                one = test_dump(backend_get_model(b));
+        }
+        kernel_scan_set_parallel(4, 1);
+        {
+                _cleanup_(backend_freep) Backend *b = open_emu();
+                many = test_dump(backend_get_model(b));
+                ok(backend_load_limits_above(b, "p0/q0/x") == 1 ? 0 : -1);
+        }
+        ck_assert_str_eq(one, many);
+        ck_assert_ptr_nonnull(strstr(one, "p1/q2"));
+}
+END_TEST
+
 static Suite *suite(void) {
         return CHECK_SUITE("backend-emulated", "emulated", setup, teardown, test_open_empty, test_passthrough,
                            test_reopen, test_check_below, test_drift, test_kernel_refusal_restores,
                            test_fault_injection, test_rmdir_drops_passthrough, test_knobs_and_type, test_auto,
-                           test_policy_values, test_scan_derives);
+                           test_policy_values, test_scan_derives, test_unread_limit_refuses, test_scan_parallel);
 }
 
 static char *find_cgroup2(void) {

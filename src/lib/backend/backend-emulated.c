@@ -547,6 +547,8 @@ static int emu_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
         int r;
 
         r = emu_prepare(b);
+        if (r >= 0)
+                r = backend_load_limits_above(b, path);
         if (r < 0)
                 return r;
         r = model_txn_mkdir(b->model, path, &txn, reterr_reason);

@@ -156,6 +156,9 @@ typedef struct KernelCgroup {
         CgMask bypassed;        /* ... and '#'names */
         unsigned nr_procs;      /* lines of cgroup.procs (threaded: cgroup.threads) */
         int max_depth, max_descendants;
+        bool limits_unread;     /* a cgroup without children: the two limits were not read ("max") */
+        bool childless;         /* known before it is read: its parent's cgroup.stat counted no grandchild */
+        bool children_childless;        /* ... what its cgroup.stat says of its own children */
         char *debug_masks;      /* debug.masks, NULL when absent */
         bool unpopulated;       /* cgroup.events: no process in it or below (not read: false) */
 } KernelCgroup;
@@ -175,6 +178,15 @@ void kernel_scan_done(KernelScan *s);
  * with processes, or not a plain domain); -errno of reading.
  */
 int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_msg);
+
+/*
+ * Levels of at least @min_cgroups cgroups are read by up to @threads threads
+ * (default 4, at most the CPUs we may run on, from 256 cgroups): for tests.
+ */
+void kernel_scan_set_parallel(unsigned threads, size_t min_cgroups);
+
+/* cgroup.max.depth and cgroup.max.descendants of the cgroup @dir_fd ("max": INT_MAX) */
+int kernel_read_limits(int dir_fd, int *ret_max_depth, int *ret_max_descendants);
 
 /*
  * Load @s into @h (pre-order, hierarchy_import()) with enable_ss_mask taken

@@ -108,8 +108,12 @@ static int native_op(Backend *b, NativeOp op, const char *path, const char *file
         if (k < 0)
                 return k;       /* an injected failure: the kernel was not asked, the model not changed */
 
-        if (op == NATIVE_MKDIR)
+        if (op == NATIVE_MKDIR) {
+                k = backend_load_limits_above(b, path);
+                if (k < 0)
+                        return k;
                 k = cgfs_mkdir(b->root_fd, path, 0755);
+        }
         else if (op == NATIVE_RMDIR)
                 k = cgfs_rmdir(b->root_fd, path);
         else

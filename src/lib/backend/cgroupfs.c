@@ -275,14 +275,12 @@ int cgfs_read(int root_fd, const char *path, const char *file, char **ret) {
  * record to add, as no cgroup record is half a page long. Larger contents
  * (cgroup.procs of a busy cgroup) are read on until such a short read.
  */
-int cgfs_read_kernfs(int dir_fd, const char *file, char **ret) {
+static int read_kernfs(int at_fd, const char *rel, char **ret) {
         _cleanup_close_ int fd = -1;
         StrBuf b = STRBUF_INIT;
         char buf[4096];
 
-        if (!cgfs_name_is_valid(file))
-                return -EINVAL;
-        fd = open_beneath(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+        fd = open_beneath(at_fd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
         if (fd < 0)
                 return fd;
         for (;;) {
@@ -303,6 +301,23 @@ int cgfs_read_kernfs(int dir_fd, const char *file, char **ret) {
                         break;
         }
         return strbuf_steal(&b, ret);
+}
+
+int cgfs_read_kernfs(int dir_fd, const char *file, char **ret) {
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        return read_kernfs(dir_fd, file, ret);
+}
+
+int cgfs_read_kernfs_below(int root_fd, const char *path, const char *file, char **ret) {
+        _cleanup_free_ char *rel = NULL;
+
+        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
+                return -EINVAL;
+        rel = join(path, file);
+        if (!rel)
+                return -ENOMEM;
+        return read_kernfs(root_fd, rel, ret);
 }
 
 int cgfs_write(int root_fd, const char *path, const char *file, const char *value) {

@@ -58,6 +58,9 @@ int cgfs_read(int root_fd, const char *path, const char *file, char **ret);
  */
 int cgfs_read_kernfs(int dir_fd, const char *file, char **ret);
 
+/* cgfs_read_kernfs() of PATH/FILE beneath @root_fd, without a directory fd: one open(2) fewer */
+int cgfs_read_kernfs_below(int root_fd, const char *path, const char *file, char **ret);
+
 /* One open(2) and exactly one write(2) of @value to PATH/FILE, no newline added; -ELOOP as cgfs_read(). */
 int cgfs_write(int root_fd, const char *path, const char *file, const char *value);
 

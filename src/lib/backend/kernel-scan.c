@@ -6,6 +6,9 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "backend-internal.h"
@@ -155,19 +158,30 @@ static int read_limit(int dir_fd, const char *file, int *ret) {
         return parse_limit(s, ret);
 }
 
-/* the two hierarchy limits, and debug.masks where it can exist (@debug) */
-static int read_limits_debug(int dir_fd, bool debug, KernelCgroup *kc) {
+int kernel_read_limits(int dir_fd, int *ret_max_depth, int *ret_max_descendants) {
+        int r = read_limit(dir_fd, "cgroup.max.depth", ret_max_depth);
+        return r < 0 ? r : read_limit(dir_fd, "cgroup.max.descendants", ret_max_descendants);
+}
+
+/* One file of the cgroup, by its fd where the cgroup's directory was opened, else by path from the root. */
+static int read_file(int root_fd, int dir_fd, const KernelCgroup *kc, const char *file, char **ret) {
+        return dir_fd >= 0 ? cgfs_read_kernfs(dir_fd, file, ret) : cgfs_read_kernfs_below(root_fd, kc->path, file, ret);
+}
+
+/* the two limits (unless !@limits: then @dir_fd may be -1), and debug.masks where it can exist (@debug) */
+static int read_limits_debug(int root_fd, int dir_fd, bool limits, bool debug, KernelCgroup *kc) {
         int r;
 
-        r = read_limit(dir_fd, "cgroup.max.depth", &kc->max_depth);
-        if (r >= 0)
-                r = read_limit(dir_fd, "cgroup.max.descendants", &kc->max_descendants);
-        if (r < 0)
-                return r;
+        kc->limits_unread = !limits;
+        if (limits) {
+                r = kernel_read_limits(dir_fd, &kc->max_depth, &kc->max_descendants);
+                if (r < 0)
+                        return r;
+        }
         kc->debug_masks = NULL;
         if (!debug)
                 return 0;
-        r = cgfs_read_kernfs(dir_fd, "debug.masks", &kc->debug_masks);
+        r = read_file(root_fd, dir_fd, kc, "debug.masks", &kc->debug_masks);
         return r == -ENOENT ? 0 : r;
 }
 
@@ -222,7 +236,7 @@ static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool debug, b
                 return r;
         kc->nr_procs = count_lines(procs);
 
-        r = read_limits_debug(dir_fd, debug, kc);
+        r = read_limits_debug(root_fd, dir_fd, true, debug, kc);
         if (r < 0)
                 return r;
         return cgfs_list_at(dir_fd, ret_entries, ret_n);
@@ -259,25 +273,55 @@ static int read_unpopulated(int dir_fd, bool *ret) {
  *   threaded child would make the parent "domain threaded"; only processes
  *   together with a threaded controller in its subtree_control could make it
  *   a thread root itself (cgroup_is_thread_root()).
- * subtree_control and the two limits are the cgroup's own: always read.
+ * - cgroup.max.depth and cgroup.max.descendants of a cgroup without
+ *   children: they matter only to a mkdir below it, and the backend reads
+ *   them then (cgroup_limits_unread()). Half of a leaf's reads.
+ * subtree_control is the cgroup's own: always read.
  */
+/* cgroup.stat's nr_descendants equals the number of children: none of them has a child */
+static int read_children_childless(int dir_fd, const CgfsEntry *e, size_t n, bool *ret) {
+        _cleanup_free_ char *stat = NULL;
+        size_t dirs = 0;
+        const char *p;
+        int r;
+
+        r = cgfs_read_kernfs(dir_fd, "cgroup.stat", &stat);
+        if (r < 0)
+                return r;
+        for (size_t j = 0; j < n; j++)
+                dirs += e[j].type == CGFS_ENTRY_DIR;
+        p = startswith(stat, "nr_descendants ") ? stat : strstr(stat, "\nnr_descendants ");
+        *ret = p && strtoull(strchr(p + 1, ' ') + 1, NULL, 10) == dirs;
+        return 0;
+}
+
 static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *parent, bool debug,
                              CgfsEntry **ret_entries, size_t *ret_n) {
         _cleanup_free_ char *sc = NULL, *type = NULL, *procs = NULL;
         _cleanup_close_ int dir_fd = -1;
         CgfsEntry *e = NULL;
         size_t ne = 0;
+        bool children = false;
         int r;
 
-        r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &dir_fd);
-        if (r < 0)
-                return r;
-        r = cgfs_list_kernfs_dirs_at(dir_fd, &e, &ne);
-        if (r < 0)
-                return r;
-        bool children = has_child_dirs(e, ne);
+        /* a cgroup known to be childless is not listed: its few files are opened by path (about 3
+         * system calls for a leaf instead of 6, and no getdents(2), which walks all of kernfs's files) */
+        if (!kc->childless) {
+                r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &dir_fd);
+                if (r < 0)
+                        return r;
+                r = cgfs_list_kernfs_dirs_at(dir_fd, &e, &ne);
+                if (r < 0)
+                        return r;
+                children = has_child_dirs(e, ne);
+                if (children) {
+                        r = read_children_childless(dir_fd, e, ne, &kc->children_childless);
+                        if (r < 0)
+                                goto fail;
+                }
+        }
 
-        r = cgfs_read_kernfs(dir_fd, "cgroup.subtree_control", &sc);
+        r = read_file(root_fd, dir_fd, kc, "cgroup.subtree_control", &sc);
         if (r < 0)
                 goto fail;
         kernel_parse_masks(sc, &kc->subtree_control, &kc->subtree_bypass);
@@ -292,9 +336,9 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
                 }
                 if (!kc->unpopulated) {
                         /* cgroup.procs of a threaded cgroup is EOPNOTSUPP: its threads are read below */
-                        r = cgfs_read_kernfs(dir_fd, "cgroup.procs", &procs);
+                        r = read_file(root_fd, dir_fd, kc, "cgroup.procs", &procs);
                         if (r == -EOPNOTSUPP)
-                                r = cgfs_read_kernfs(dir_fd, "cgroup.threads", &procs);
+                                r = read_file(root_fd, dir_fd, kc, "cgroup.threads", &procs);
                         if (r < 0)
                                 goto fail;
                         kc->nr_procs = count_lines(procs);
@@ -305,7 +349,7 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
             (kc->nr_procs == 0 || !(kc->subtree_control & controller_threaded_mask(CGMASK_ALL))))
                 type = strdup("domain");
         else
-                r = cgfs_read_kernfs(dir_fd, "cgroup.type", &type);
+                r = read_file(root_fd, dir_fd, kc, "cgroup.type", &type);
         if (!type && r >= 0)
                 r = -ENOMEM;
         if (r < 0)
@@ -316,7 +360,7 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
 
         if (parent->subtree_bypass) {
                 _cleanup_free_ char *ctl = NULL;
-                r = cgfs_read_kernfs(dir_fd, "cgroup.controllers", &ctl);
+                r = read_file(root_fd, dir_fd, kc, "cgroup.controllers", &ctl);
                 if (r < 0)
                         goto fail;
                 kernel_parse_masks(ctl, &kc->controllers, &kc->bypassed);
@@ -324,7 +368,7 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
                 kc->controllers = parent->subtree_control &
                                   (kc->threaded ? controller_threaded_mask(CGMASK_ALL) : CGMASK_ALL);
 
-        r = read_limits_debug(dir_fd, debug, kc);
+        r = read_limits_debug(root_fd, dir_fd, children, debug, kc);
         if (r < 0)
                 goto fail;
         *ret_entries = e;
@@ -348,11 +392,107 @@ static int scan_add(KernelScan *s, const char *parent_path, const char *name, si
         v[s->n++] = (KernelCgroup) {
                 .path = path,
                 .parent = parent,
+                .childless = parent != SIZE_MAX && v[parent].children_childless,
                 .level = level,
                 .max_depth = INT_MAX,
                 .max_descendants = INT_MAX,
         };
         return 0;
+}
+
+/*
+ * The scan reads level by level: a cgroup's reads need only its parent's,
+ * so the cgroups of one level are read by several threads at once (kernfs
+ * lookups and reads of different cgroups take no common lock). Results are
+ * then taken in order by one thread, so the scan's order, its errors and
+ * its messages are those of a one-thread scan.
+ */
+static unsigned scan_threads_max = 4;
+static size_t scan_parallel_min = 256;     /* below that, threads cost more than they save */
+
+void kernel_scan_set_parallel(unsigned threads, size_t min_cgroups) {
+        scan_threads_max = threads ?: 1;
+        scan_parallel_min = min_cgroups;
+}
+
+static unsigned scan_threads(void) {
+        cpu_set_t set;
+        int n;
+
+        if (sched_getaffinity(0, sizeof(set), &set) < 0)
+                return 1;
+        n = CPU_COUNT(&set);
+        return n < 1 ? 1 : (unsigned) n < scan_threads_max ? (unsigned) n : scan_threads_max;
+}
+
+typedef struct ScanRead {
+        int r;
+        CgfsEntry *e;
+        size_t ne;
+} ScanRead;
+
+typedef struct ScanLevel {
+        int root_fd;
+        KernelCgroup *cgroups;
+        size_t lo, hi;
+        bool debug;
+        ScanRead *res;          /* [hi - lo] */
+        atomic_size_t next;
+} ScanLevel;
+
+static void *scan_level_worker(void *userdata) {
+        ScanLevel *l = userdata;
+
+        for (;;) {
+                size_t i = l->lo + atomic_fetch_add(&l->next, 1);
+                if (i >= l->hi)
+                        return NULL;
+                KernelCgroup *kc = &l->cgroups[i];
+                ScanRead *res = &l->res[i - l->lo];
+                if (l->cgroups[kc->parent].gone)
+                        res->r = -ENOENT;
+                else
+                        res->r = read_cgroup_below(l->root_fd, kc, &l->cgroups[kc->parent], l->debug, &res->e,
+                                                   &res->ne);
+        }
+}
+
+/* Read cgroups [lo, hi) of @s, all below the scan's start, into @res. */
+static void scan_level(int root_fd, KernelScan *s, size_t lo, size_t hi, bool debug, ScanRead *res) {
+        ScanLevel l = { .root_fd = root_fd, .cgroups = s->cgroups, .lo = lo, .hi = hi, .debug = debug,
+                        .res = res };
+        pthread_t t[16];
+        unsigned nt = 0, want = hi - lo >= scan_parallel_min ? scan_threads() : 1;
+
+        atomic_init(&l.next, 0);
+        /* the calling thread is one of them; a thread that cannot start leaves its share to the others */
+        while (nt + 1 < want && nt < ELEMENTSOF(t) && pthread_create(&t[nt], NULL, scan_level_worker, &l) == 0)
+                nt++;
+        (void) scan_level_worker(&l);
+        for (unsigned k = 0; k < nt; k++)
+                (void) pthread_join(t[k], NULL);
+}
+
+static void scan_root(int root_fd, KernelScan *s, bool is_dot, bool *debug, ScanRead *res) {
+        KernelCgroup *kc = &s->cgroups[0];
+        int r;
+
+        r = read_cgroup(root_fd, kc, is_dot, true, &s->mount_root, &res->e, &res->ne);
+        if (kc->debug_masks)
+                *debug = true;
+        /* the mount's root has no cgroup.events (and init is in it) */
+        if (r >= 0 && !s->mount_root) {
+                _cleanup_close_ int fd = -1;
+                r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &fd);
+                if (r >= 0)
+                        r = read_unpopulated(fd, &kc->unpopulated);
+                if (r < 0) {
+                        cgfs_entries_free(res->e, res->ne);
+                        res->e = NULL;
+                        res->ne = 0;
+                }
+        }
+        res->r = r;
 }
 
 /* @start ("." or "A/B", @level deep) and everything below it, parents first. */
@@ -363,75 +503,80 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
         /* debug.masks exists only with the debug controller on cgroup2, which needs cgroup_debug
          * (or, at the root, shows itself there) */
         bool debug = booted_with_cgroup_debug();
+        ScanRead *res = NULL;
+        size_t lo = 0, hi = 0;
         int r;
 
         r = scan_add(&s, NULL, start, SIZE_MAX, start_level);
         if (r < 0)
                 goto fail;
 
-        /* parents before children; within a parent, kernfs inode order is creation order */
-        for (size_t i = 0; i < s.n; i++) {
-                KernelCgroup *kc = &s.cgroups[i];
-                CgfsEntry *e = NULL;
-                size_t ne = 0;
-
-                if (kc->parent != SIZE_MAX && s.cgroups[kc->parent].gone) {
-                        kc->gone = true;
-                        continue;
+        /* a level at a time: parents before children; within a parent, kernfs inode order is creation order */
+        while (lo < s.n) {
+                hi = s.n;
+                res = calloc(hi - lo, sizeof(ScanRead));
+                if (!res) {
+                        r = -ENOMEM;
+                        goto fail;
                 }
-                if (i == 0) {
-                        r = read_cgroup(root_fd, kc, is_dot, true, &s.mount_root, &e, &ne);
-                        if (kc->debug_masks)
-                                debug = true;
-                        /* the mount's root has no cgroup.events (and init is in it) */
-                        if (r >= 0 && !s.mount_root) {
-                                _cleanup_close_ int fd = -1;
-                                r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &fd);
-                                if (r >= 0)
-                                        r = read_unpopulated(fd, &kc->unpopulated);
-                                if (r < 0)
-                                        cgfs_entries_free(TAKE_PTR(e), ne);
+                if (lo == 0)
+                        scan_root(root_fd, &s, is_dot, &debug, res);
+                else
+                        scan_level(root_fd, &s, lo, hi, debug, res);
+
+                for (size_t i = lo; i < hi; i++) {
+                        ScanRead *sr = &res[i - lo];
+                        CgfsEntry *e = TAKE_PTR(sr->e);
+                        size_t ne = sr->ne;
+
+                        sr->ne = 0;
+
+                        r = sr->r;
+                        if (r == -ENOENT || r == -ENODEV) {
+                                if (i == 0) {
+                                        r = is_dot ? backend_msg(reterr_msg, -ENOMEDIUM,
+                                                                 "'%s' is not a cgroup directory", root) :
+                                                backend_msg(reterr_msg, -ENOENT,
+                                                            "The cgroup '%s' below '%s' is gone", start, root);
+                                        goto fail;
+                                }
+                                /* removed while we looked: it was never there */
+                                s.cgroups[i].gone = true;
+                                continue;
                         }
-                } else
-                        r = read_cgroup_below(root_fd, kc, &s.cgroups[kc->parent], debug, &e, &ne);
-                if (r == -ENOENT || r == -ENODEV) {
-                        if (i == 0) {
-                                r = is_dot ? backend_msg(reterr_msg, -ENOMEDIUM, "'%s' is not a cgroup directory",
-                                                         root) :
-                                        backend_msg(reterr_msg, -ENOENT, "The cgroup '%s' below '%s' is gone",
-                                                    start, root);
+                        if (r < 0) {
+                                r = backend_msg(reterr_msg, r, "Failed to read the cgroup '%s' below '%s': %s",
+                                                s.cgroups[i].path, root, strerror(-r));
                                 goto fail;
                         }
-                        /* removed while we looked: it was never there */
-                        kc->gone = true;
-                        continue;
-                }
-                if (r < 0) {
-                        r = backend_msg(reterr_msg, r, "Failed to read the cgroup '%s' below '%s': %s",
-                                        kc->path, root, strerror(-r));
-                        goto fail;
-                }
 
-                unsigned level = kc->level;
-                for (size_t j = 0; j < ne && r >= 0; j++) {
-                        if (e[j].type != CGFS_ENTRY_DIR)
-                                continue;
-                        if (level + 1 > KERNEL_SCAN_MAX_DEPTH || s.n >= KERNEL_SCAN_MAX_CGROUPS)
-                                r = backend_msg(reterr_msg, -E2BIG,
-                                                "The hierarchy below '%s' is too large (more than %u levels "
-                                                "or %u cgroups)", root, KERNEL_SCAN_MAX_DEPTH,
-                                                KERNEL_SCAN_MAX_CGROUPS);
-                        else
-                                r = scan_add(&s, s.cgroups[i].path, e[j].name, i, level + 1);
+                        unsigned level = s.cgroups[i].level;
+                        for (size_t j = 0; j < ne && r >= 0; j++) {
+                                if (e[j].type != CGFS_ENTRY_DIR)
+                                        continue;
+                                if (level + 1 > KERNEL_SCAN_MAX_DEPTH || s.n >= KERNEL_SCAN_MAX_CGROUPS)
+                                        r = backend_msg(reterr_msg, -E2BIG,
+                                                        "The hierarchy below '%s' is too large (more than %u "
+                                                        "levels or %u cgroups)", root, KERNEL_SCAN_MAX_DEPTH,
+                                                        KERNEL_SCAN_MAX_CGROUPS);
+                                else
+                                        r = scan_add(&s, s.cgroups[i].path, e[j].name, i, level + 1);
+                        }
+                        cgfs_entries_free(e, ne);
+                        if (r < 0)
+                                goto fail;
                 }
-                cgfs_entries_free(e, ne);
-                if (r < 0)
-                        goto fail;
+                free(res);
+                res = NULL;
+                lo = hi;
         }
         *ret = s;
         return 0;
 
 fail:
+        for (size_t k = 0; res && k < hi - lo; k++)
+                cgfs_entries_free(res[k].e, res[k].ne);
+        free(res);
         kernel_scan_done(&s);
         return r;
 }
@@ -521,6 +666,8 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
                 r = hierarchy_lookup(h, kc->path, &c);
                 if (r >= 0)
                         r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
+                if (r >= 0)
+                        cgroup_set_limits_unread(c, kc->limits_unread);
                 if (r < 0)
                         return backend_msg(reterr_msg, r, "Failed to set the limits of '%s' in the model: %s",
                                            kc->path, strerror(-r));
@@ -635,6 +782,8 @@ static int import_one(Hierarchy *h, const KernelCgroup *kc, CgMask sc, CgMask sb
                 r = hierarchy_lookup(h, kc->path, &c);
         if (r >= 0)
                 r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
+        if (r >= 0)
+                cgroup_set_limits_unread(c, kc->limits_unread);
         return r;
 }
 
@@ -747,4 +896,58 @@ int backend_forget_cgroup(Backend *b, const char *path) {
                         return -ESTALE;
         }
         return n > INT_MAX ? INT_MAX : (int) n;
+}
+
+/* @c's limits from the kernel into @h, and into @kernel's copy of it (emulated; NULL on native) */
+static int load_limits(Backend *b, Hierarchy *kernel, Cgroup *c) {
+        _cleanup_free_ char *rel = NULL;
+        _cleanup_close_ int fd = -1;
+        int depth, descendants, r;
+
+        r = backend_cgroup_relpath(c, &rel);
+        if (r >= 0)
+                r = cgfs_open_dir(b->root_fd, rel, O_RDONLY, &fd);
+        if (r >= 0)
+                r = kernel_read_limits(fd, &depth, &descendants);
+        if (r < 0)
+                return r;
+        r = state_apply_limits(b->model, c, depth, descendants);
+        if (r >= 0 && kernel) {
+                Cgroup *k;
+                if (hierarchy_lookup(kernel, rel, &k) >= 0) {
+                        r = state_apply_limits(kernel, k, depth, descendants);
+                        cgroup_set_limits_unread(k, false);
+                }
+        }
+        if (r >= 0)
+                cgroup_set_limits_unread(c, false);
+        return r;
+}
+
+int backend_load_limits_above(Backend *b, const char *path) {
+        _cleanup_free_ char *parent_path = NULL;
+        Hierarchy *kernel = NULL;
+        Cgroup *parent;
+        int r, n = 0;
+
+        if (b->type == BACKEND_SIM)
+                return 0;
+        if (b->vtable->kernel_view) {
+                const Hierarchy *view = b->vtable->kernel_view(b);
+                kernel = view == b->model ? NULL : (Hierarchy *) view;
+        }
+        r = cgpath_parent(cgpath_relative(path), &parent_path);
+        if (r < 0 || hierarchy_lookup(b->model, parent_path, &parent) < 0)
+                return 0;       /* the mkdir's own check names what is wrong */
+        for (Cgroup *c = parent; c; c = cgroup_parent(c)) {
+                if (!cgroup_limits_unread(c))
+                        continue;
+                r = load_limits(b, kernel, c);
+                if (r == -ENOENT || r == -ENODEV)
+                        return n;       /* gone: the kernel's mkdir says so */
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        return n;
 }

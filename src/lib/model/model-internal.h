@@ -49,6 +49,7 @@ struct Cgroup {
         unsigned nr_descendants;
         int max_descendants;    /* INT_MAX = "max" */
         int max_depth;
+        bool limits_unread;     /* cgroup_limits_unread() */
 
         /* controller files written (model-values.c): what each shows; the rest show defaults */
         CgValue *values;

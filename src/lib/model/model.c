@@ -217,6 +217,7 @@ int cgroup_copy_state(Cgroup *copy, const Cgroup *c) {
         copy->nr_descendants = c->nr_descendants;
         copy->max_descendants = c->max_descendants;
         copy->max_depth = c->max_depth;
+        copy->limits_unread = c->limits_unread;
         return cg_values_copy(copy, c);
 }
 
@@ -539,4 +540,12 @@ bool cgroup_is_populated(const Cgroup *c) {
 
 unsigned cgroup_nr_procs(const Cgroup *c) {
         return c->nr_procs;
+}
+
+bool cgroup_limits_unread(const Cgroup *c) {
+        return c->limits_unread;
+}
+
+void cgroup_set_limits_unread(Cgroup *c, bool unread) {
+        c->limits_unread = unread;
 }

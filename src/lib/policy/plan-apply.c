@@ -152,3 +152,17 @@ int plan_drop_in_sync(Plan *p, Backend *b) {
         p->n_ops = k;
         return 0;
 }
+
+int plan_load_limits(const Plan *p, Backend *b) {
+        int n = 0;
+
+        for (size_t i = 0; i < p->n_ops; i++) {
+                if (p->ops[i].type != PLAN_OP_MKDIR)
+                        continue;
+                int r = backend_load_limits_above(b, p->ops[i].path);
+                if (r < 0)
+                        return r;
+                n += r;
+        }
+        return n;
+}
