@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -54,32 +55,60 @@ static size_t slurp(int dfd, const char *name) {
         return total;
 }
 
+/* cgroup.stat's nr_descendants */
+static unsigned long nr_descendants(int dfd) {
+        char buf[512];
+        int fd = openat(dfd, "cgroup.stat", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        ssize_t n;
+
+        if (fd < 0)
+                bench_die("cgroup.stat");
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n < 0)
+                bench_die("cgroup.stat");
+        buf[n] = '\0';
+        const char *p = strstr(buf, "nr_descendants ");
+        return p ? strtoul(p + strlen("nr_descendants "), NULL, 10) : ULONG_MAX;
+}
+
 /*
  * The baseline, parents first, nothing kept but the paths still to visit.
  * What the scan reads of this tree (no process in it, plain domains; see
- * read_cgroup_below() in src/lib/backend/kernel-scan.c): every cgroup's
- * subtree_control and two limits and its subdirectories (one getdents64(2)
- * where they fit, as kernfs fills the buffer), cgroup.type where it has
- * children; the top also its controllers, procs and events.
+ * read_cgroup_below() in src/lib/backend/kernel-scan.c), in one thread:
+ * - a cgroup with children: its subdirectories (one getdents64(2) where they
+ *   fit, as kernfs fills the buffer), subtree_control, the two limits,
+ *   cgroup.type, and cgroup.stat (whose nr_descendants, when it is the number
+ *   of children, says that none of them has a child);
+ * - a cgroup without: the same but the limits, type and stat;
+ * - a cgroup known to be childless: only subtree_control, by its path;
+ * - the top also its controllers, procs and events.
  */
 static double read_loop(const char *top, size_t *ret_n) {
-        static const char *const always[] = { "cgroup.subtree_control", "cgroup.max.depth",
-                                              "cgroup.max.descendants" };
-        static const char *const at_top[] = { "cgroup.controllers", "cgroup.type", "cgroup.procs",
-                                              "cgroup.events" };
+        static const char *const inner[] = { "cgroup.max.depth", "cgroup.max.descendants", "cgroup.type" };
+        static const char *const at_top[] = { "cgroup.controllers", "cgroup.procs", "cgroup.events" };
         size_t cap = 1024, head = 0, tail = 0, bytes = 0;
         char **queue = malloc(cap * sizeof(char *));
+        bool *childless = malloc(cap * sizeof(bool));
         double t0 = bench_now();
 
-        if (!queue || !(queue[tail++] = strdup(top)))
+        if (!queue || !childless || !(queue[tail++] = strdup(top)))
                 bench_die("malloc");
+        childless[0] = false;
         while (head < tail) {
-                char *dir = queue[head++];
+                char *dir = queue[head];
                 char ents[16384];
-                int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 size_t before = tail;
                 ssize_t got;
 
+                if (childless[head++]) {
+                        char p[4096];
+                        bench_fmt(p, sizeof(p), "%s/cgroup.subtree_control", dir);
+                        bytes += slurp(AT_FDCWD, p);
+                        free(dir);
+                        continue;
+                }
+                int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (dfd < 0)
                         bench_die(dir);
                 while ((got = getdents64(dfd, ents, sizeof(ents))) > 0) {
@@ -88,7 +117,8 @@ static double read_loop(const char *top, size_t *ret_n) {
                                 off += de->d_reclen;
                                 if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
                                         continue;
-                                if (tail == cap && !(queue = reallocarray(queue, cap *= 2, sizeof(char *))))
+                                if (tail == cap && (!(queue = reallocarray(queue, cap * 2, sizeof(char *))) ||
+                                                    !(childless = reallocarray(childless, cap *= 2, sizeof(bool)))))
                                         bench_die("reallocarray");
                                 if (asprintf(&queue[tail++], "%s/%s", dir, de->d_name) < 0)
                                         bench_die("asprintf");
@@ -96,17 +126,21 @@ static double read_loop(const char *top, size_t *ret_n) {
                         if ((size_t) got + 280 <= sizeof(ents))
                                 break;
                 }
-                for (size_t i = 0; i < ELEMENTSOF(always); i++)
-                        bytes += slurp(dfd, always[i]);
+                bytes += slurp(dfd, "cgroup.subtree_control");
                 if (head == 1)
                         for (size_t i = 0; i < ELEMENTSOF(at_top); i++)
                                 bytes += slurp(dfd, at_top[i]);
-                else if (tail > before)
-                        bytes += slurp(dfd, "cgroup.type");
+                if (tail > before || head == 1)
+                        for (size_t i = 0; i < ELEMENTSOF(inner); i++)
+                                bytes += slurp(dfd, inner[i]);
+                bool leaves = tail > before && head > 1 && nr_descendants(dfd) == tail - before;
+                for (size_t k = before; k < tail; k++)
+                        childless[k] = leaves;
                 close(dfd);
                 free(dir);
         }
         free(queue);
+        free(childless);
         *ret_n = tail;
         (void) bytes;
         return bench_now() - t0;
