@@ -109,6 +109,16 @@ out=$("$BUS_ENV_CGBYPASSD" "${ro[@]}" --check-config 2>&1)
 out=$("$BUS_ENV_CGBYPASSD" "${ro[@]/c.conf/good.conf}" --plan 2>&1)
 [ $? -eq 0 ] && [ -z "$out" ] && [ "$before" = "$(ksnap)" ] &&
 	ok "--plan beside the running daemon: in sync, nothing changed" || not_ok "--plan beside the daemon" "$out"
+# a limit the scan leaves unread (a childless cgroup's) is read before planning a mkdir below it
+echo 0 >"$scratch/alice/job/cgroup.max.depth"
+cp "$D/good.conf" "$D/deep.conf"
+printf '[cgroup]\npath = /alice/job/deep\n' >>"$D/deep.conf"
+out=$("$BUS_ENV_CGBYPASSD" "${ro[@]/c.conf/deep.conf}" --plan 2>&1)
+[ $? -ne 0 ] && [[ $out == *"/alice/job/deep"* ]] && [[ $out == *"cgroup.max.depth"* ]] && [ ! -e "$scratch/alice/job/deep" ] &&
+	[ "$before" = "$(ksnap)" ] &&
+	ok "--plan: a mkdir below a cgroup whose cgroup.max.depth is 0 is refused as the kernel would" ||
+	not_ok "--plan below a limit" "$out"
+echo max >"$scratch/alice/job/cgroup.max.depth"
 out=$("$client" call Reload 2>&1)
 [[ $out == "org.cgbypass1.Error.ConfigInvalid: "*"$D/c.conf:"* ]] && [ "$before" = "$(ksnap)" ] &&
 	ok "Reload with a broken configuration: ConfigInvalid, the kernel unchanged" || not_ok "broken reload" "$out"
