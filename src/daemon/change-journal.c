@@ -67,9 +67,24 @@ static int write_all_at(int fd, const char *s, size_t n, uint64_t off) {
         return 0;
 }
 
+/* zeros in [@from, @to) */
+static int write_zeros(int fd, uint64_t from, uint64_t to) {
+        static const char zeros[65536];
+
+        while (from < to) {
+                size_t n = to - from < sizeof(zeros) ? (size_t) (to - from) : sizeof(zeros);
+                int r = write_all_at(fd, zeros, n, from);
+                if (r < 0)
+                        return r;
+                from += n;
+        }
+        return 0;
+}
+
 int change_journal_commit(ChangeJournal *j) {
         _cleanup_free_ char *path = NULL;
         _cleanup_close_ int fd = -1;
+        uint64_t new_size, new_end;
         size_t pad;
         struct stat st;
         int r;
@@ -96,11 +111,30 @@ int change_journal_commit(ChangeJournal *j) {
                 goto drop;
         }
         /* what a crash or a failed commit left after the last complete commit goes */
-        if (fstat(fd, &st) < 0 || ((uint64_t) st.st_size != j->size && ftruncate(fd, (off_t) j->size) < 0)) {
+        if (fstat(fd, &st) < 0) {
                 r = -errno;
                 goto drop;
         }
+        if ((uint64_t) st.st_size != j->end) {
+                if (ftruncate(fd, (off_t) j->size) < 0) {
+                        r = -errno;
+                        goto drop;
+                }
+                j->end = j->size;
+        }
+        new_size = j->size + j->batch.len;
+        new_end = j->end;
         r = write_all_at(fd, j->batch.s, j->batch.len, j->size);
+        if (r >= 0 && new_size > j->end) {
+                /* in the same fdatasync(): the zeros the next commits write into */
+                new_end = new_size + CHANGE_JOURNAL_PREALLOC;
+                r = write_zeros(fd, new_size, new_end);
+                if (r == -ENOSPC || r == -EDQUOT) {
+                        /* no room for them: the commit is what counts, the next appends as this one */
+                        new_end = new_size;
+                        r = ftruncate(fd, (off_t) new_size) < 0 ? -errno : 0;
+                }
+        }
         if (r >= 0 && fdatasync(fd) < 0)
                 r = -errno;
         if (r >= 0 && !j->dir_synced) {
@@ -110,11 +144,14 @@ int change_journal_commit(ChangeJournal *j) {
                         r = -errno;
         }
         if (r < 0) {
-                (void) ftruncate(fd, (off_t) j->size);
+                /* not zeros any more past the commits: none, until the next commit writes them again
+                 * (if this fails, no length is right: the next commit cuts, or fails before writing) */
+                j->end = ftruncate(fd, (off_t) j->size) >= 0 ? j->size : UINT64_MAX;
                 goto drop;
         }
         j->dir_synced = true;
-        j->size += j->batch.len;
+        j->size = new_size;
+        j->end = new_end;
         r = 0;
 drop:
         strbuf_truncate(&j->batch, 0);
@@ -141,8 +178,10 @@ int change_journal_snapshot(ChangeJournal *j, const ClientChanges *c) {
                         j->size = 0;
         } else
                 j->size = 0;
-        if (j->size == 0)
+        if (j->size == 0) {
                 j->dir_synced = false;
+                j->end = 0;
+        }
         return 0;
 }
 
@@ -249,11 +288,16 @@ int change_journal_load(ChangeJournal *j, const char *dir, ClientChanges *ret) {
                         break;  /* damaged: this commit was never acknowledged */
                 pos = next;
         }
-        if (text && committed < len)
+        /* zeros written ahead are the file's usual end; anything else there was never acknowledged */
+        bool zeros = true;
+        for (size_t p = committed; text && p < len && zeros; p++)
+                zeros = text[p] == '\0';
+        if (!zeros)
                 log_notice("'%s': %zu byte(s) after the last complete commit (a crash during a commit; never "
                            "acknowledged), ignored.", path, len - committed);
         j->seq = last;
         j->size = committed;
+        j->end = zeros ? len : UINT64_MAX;
         j->dir_synced = f != NULL;
         *ret = c;
         return 0;

@@ -4,9 +4,11 @@
  * configuration, what a new configuration keeps of it, and its file.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <ftw.h>
 
 #include "../check-run.h"
+#include "change-journal.h"
 #include "client-changes.h"
 
 static char *dir;
@@ -179,9 +181,119 @@ START_TEST(test_file_round_trip) {
 }
 END_TEST
 
+/* ---- the journal (change-journal.c) ---- */
+
+static char *journal_file(void) {
+        char *p;
+        ck_assert_int_ge(asprintf(&p, "%s/%s", dir, CHANGE_JOURNAL_FILE_NAME), 0);
+        return p;
+}
+
+static off_t file_size(const char *p) {
+        struct stat st;
+        ck_assert_int_eq(stat(p, &st), 0);
+        return st.st_size;
+}
+
+/* one change of @path's cpu (enabled or not), queued and committed */
+static void commit_one(ChangeJournal *j, ClientChanges *c, const char *path, bool enable) {
+        ControllerChange ch = { .enable = enable ? CGMASK(CONTROLLER_CPU) : 0,
+                                .disable = enable ? 0 : CGMASK(CONTROLLER_CPU) };
+        ck_assert_int_eq(client_changes_set(c, path, true, &ch, true, 0), 0);
+        for (size_t i = 0; i < c->n; i++)
+                if (streq(c->items[i].path, path))
+                        ck_assert_int_eq(change_journal_add(j, &c->items[i]), 0);
+        ck_assert_int_eq(change_journal_commit(j), 0);
+}
+
+static CgMask loaded_sc(const char *path) {
+        ChangeJournal j = {};
+        ClientChanges c = {};
+        CgMask m = (CgMask) -1;
+
+        ck_assert_int_eq(change_journal_load(&j, dir, &c), 0);
+        for (size_t i = 0; i < c.n; i++)
+                if (streq(c.items[i].path, path))
+                        m = c.items[i].sc_enable;
+        client_changes_done(&c);
+        change_journal_done(&j);
+        return m;
+}
+
+/*
+ * Commits write into zeros written ahead, so that they change no file size;
+ * recovery stops at the zeros; what a crash left past the commits is cut off
+ * by the next commit, which writes zeros again.
+ */
+START_TEST(test_journal_zeros_ahead) {
+        _cleanup_free_ char *p = journal_file();
+        ChangeJournal j = {};
+        ClientChanges c = {};
+
+        ck_assert_int_eq(change_journal_load(&j, dir, &c), 0);
+        commit_one(&j, &c, "/a", true);
+        off_t len = file_size(p);
+        ck_assert_int_eq(len, (off_t) (CHANGE_JOURNAL_BLOCK + CHANGE_JOURNAL_PREALLOC));
+        commit_one(&j, &c, "/b", true);
+        commit_one(&j, &c, "/a", false);
+        ck_assert_int_eq(file_size(p), len);    /* into the zeros: the same length */
+        ck_assert_uint_eq(j.size, 3 * CHANGE_JOURNAL_BLOCK);
+        ck_assert_uint_eq(loaded_sc("/a"), 0);
+        ck_assert_uint_eq(loaded_sc("/b"), CGMASK(CONTROLLER_CPU));
+
+        /* a crash during the next commit: half a record in the zeros, never acknowledged */
+        int fd = open(p, O_WRONLY | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(pwrite(fd, "4 0123456789abcdef change /b sc=-cpu", 36, 3 * CHANGE_JOURNAL_BLOCK), 36);
+        close(fd);
+        ck_assert_uint_eq(loaded_sc("/b"), CGMASK(CONTROLLER_CPU));
+        ChangeJournal j2 = {};
+        ClientChanges c2 = {};
+        ck_assert_int_eq(change_journal_load(&j2, dir, &c2), 0);
+        ck_assert_uint_eq(j2.size, 3 * CHANGE_JOURNAL_BLOCK);
+        commit_one(&j2, &c2, "/c", true);
+        /* the damaged tail went, and new zeros follow the commit */
+        ck_assert_int_eq(file_size(p), (off_t) (4 * CHANGE_JOURNAL_BLOCK + CHANGE_JOURNAL_PREALLOC));
+        ck_assert_uint_eq(loaded_sc("/c"), CGMASK(CONTROLLER_CPU));
+        ck_assert_uint_eq(loaded_sc("/b"), CGMASK(CONTROLLER_CPU));
+
+        /* compaction: the journal goes; the next commit makes it again, with zeros ahead */
+        ck_assert_int_eq(change_journal_snapshot(&j2, &c2), 0);
+        ck_assert_int_eq(access(p, F_OK), -1);
+        commit_one(&j2, &c2, "/d", true);
+        ck_assert_int_eq(file_size(p), (off_t) (CHANGE_JOURNAL_BLOCK + CHANGE_JOURNAL_PREALLOC));
+        ck_assert_uint_eq(loaded_sc("/a"), 0);
+        ck_assert_uint_eq(loaded_sc("/d"), CGMASK(CONTROLLER_CPU));
+
+        client_changes_done(&c);
+        client_changes_done(&c2);
+        change_journal_done(&j);
+        change_journal_done(&j2);
+}
+END_TEST
+
+/* a file cut short behind our back (its zeros gone) is noticed: the next commit cuts to the commits, then writes */
+START_TEST(test_journal_length_changed) {
+        _cleanup_free_ char *p = journal_file();
+        ChangeJournal j = {};
+        ClientChanges c = {};
+
+        ck_assert_int_eq(change_journal_load(&j, dir, &c), 0);
+        commit_one(&j, &c, "/a", true);
+        ck_assert_int_eq(truncate(p, 2 * CHANGE_JOURNAL_BLOCK), 0);
+        commit_one(&j, &c, "/b", true);
+        ck_assert_int_eq(file_size(p), (off_t) (2 * CHANGE_JOURNAL_BLOCK + CHANGE_JOURNAL_PREALLOC));
+        ck_assert_uint_eq(loaded_sc("/a"), CGMASK(CONTROLLER_CPU));
+        ck_assert_uint_eq(loaded_sc("/b"), CGMASK(CONTROLLER_CPU));
+        client_changes_done(&c);
+        change_journal_done(&j);
+}
+END_TEST
+
 static Suite *requests_suite(void) {
         return CHECK_SUITE("requests", "overlay", setup, teardown, test_newest_word_wins,
-                           test_merge_below_and_gone, test_prune_by_configuration, test_file_round_trip);
+                           test_merge_below_and_gone, test_prune_by_configuration, test_file_round_trip,
+                           test_journal_zeros_ahead, test_journal_length_changed);
 }
 
 int main(void) {
