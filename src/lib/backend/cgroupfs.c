@@ -718,23 +718,22 @@ static int open_dir_of(int root_fd, const char *path, const char *file, int *ret
         return cgfs_open_dir(root_fd, path, O_PATH, ret_dfd);
 }
 
-int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
-        _cleanup_close_ int dfd = -1, fd = -1;
+int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode) {
+        _cleanup_close_ int fd = -1;
         char tmp[CGFS_TMP_NAME_MAX];
-        struct stat st_dir, old;
+        struct stat old;
         bool replace = false;
         /* kernfs: a new file is the writer's (cgroup_kn_set_ugid(): its fsuid), a rewritten one keeps
-         * its owner; below a delegation root the daemon gives the files to the owner (ownership.c) */
-        uid_t uid = geteuid();
-        gid_t gid = getegid();
+         * its owner; below a delegation root the daemon gives the files to the owner (ownership.c).
+         * Only root changes owners (a sim run by a user owns what it makes, and never could keep
+         * another's owner); a new file is ours already, so only a replaced one asks who we are. */
+        bool chown_to_old = false;
         int r;
 
-        r = open_dir_of(root_fd, path, file, &dfd);
-        if (r < 0)
-                return r;
-        if (fstat(dfd, &st_dir) < 0)
-                return -errno;
-
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        /* 0600 and then fchmod(), not made with @mode: the umask, or a default ACL of the directory (its
+         * owner's, below a delegation), would narrow that */
         fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
                 if (errno != EEXIST)
@@ -744,10 +743,8 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
                         return -errno;
                 /* only a regular file of one link has an owner worth keeping: a hard link renamed
                  * over a cgroup's file would hand over the owner of a file from elsewhere */
-                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir.st_dev) {
-                        uid = old.st_uid;
-                        gid = old.st_gid;
-                }
+                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir->st_dev && geteuid() == 0)
+                        chown_to_old = old.st_uid != 0 || old.st_gid != getegid();
                 fd = open_tmp(dfd, tmp);
                 if (fd < 0)
                         return fd;
@@ -755,16 +752,28 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
         r = write_all(fd, content);
         if (r >= 0 && fchmod(fd, mode) < 0)
                 r = -errno;
-        /* by the fd: the name may be an owner's by now. Only root changes owners (a sim run by a
-         * user owns what it makes, and never could keep another's owner). Interface files have no
-         * set-id bits for fchown() to drop. */
-        if (r >= 0 && geteuid() == 0 && (uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid) < 0)
+        /* by the fd: the name may be an owner's by now. Interface files have no set-id bits for
+         * fchown() to drop. */
+        if (r >= 0 && chown_to_old && fchown(fd, old.st_uid, old.st_gid) < 0)
                 r = -errno;     /* (after the fchmod: that of another's file needs CAP_FOWNER, which the unit lacks) */
         if (r >= 0 && replace && renameat(dfd, tmp, dfd, file) < 0)
                 r = -errno;
         if (r < 0)
                 (void) unlinkat(dfd, replace ? tmp : file, 0);
         return r;
+}
+
+int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
+        _cleanup_close_ int dfd = -1;
+        struct stat st_dir;
+        int r;
+
+        r = open_dir_of(root_fd, path, file, &dfd);
+        if (r < 0)
+                return r;
+        if (fstat(dfd, &st_dir) < 0)
+                return -errno;
+        return cgfs_put_file_at(dfd, &st_dir, file, content, mode);
 }
 
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret) {
@@ -777,6 +786,12 @@ int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat 
         return fstatat(dfd, file, ret, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
+int cgfs_unlink_at(int dfd, const char *file) {
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        return unlinkat(dfd, file, 0) < 0 ? -errno : 0;
+}
+
 int cgfs_unlink(int root_fd, const char *path, const char *file) {
         _cleanup_close_ int dfd = -1;
         int r;
@@ -784,5 +799,5 @@ int cgfs_unlink(int root_fd, const char *path, const char *file) {
         r = open_dir_of(root_fd, path, file, &dfd);
         if (r < 0)
                 return r;
-        return unlinkat(dfd, file, 0) < 0 ? -errno : 0;
+        return cgfs_unlink_at(dfd, file);
 }

@@ -128,12 +128,19 @@ int cgfs_list_kernfs_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
  * writer's; ownership.c gives the files below a delegation root to its owner.
  */
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode);
+/*
+ * The same in a directory opened once for several files: @dfd from
+ * cgfs_open_dir() (O_PATH is enough), @st_dir its fstat(2).
+ */
+int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode);
 
 /* sim only: lstat(2) of PATH/FILE. */
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret);
 
 /* sim only: unlink PATH/FILE (a file or a symlink, never followed). */
 int cgfs_unlink(int root_fd, const char *path, const char *file);
+/* The same in a directory opened by cgfs_open_dir(). */
+int cgfs_unlink_at(int dfd, const char *file);
 
 /*
  * cgfs_put_file()'s temporary files: CGFS_TMP_PREFIX and 16 random hex
