@@ -403,21 +403,17 @@ int cgfs_rmdir(int root_fd, const char *path) {
  * hand over a file from elsewhere), on the hierarchy's device, owned by root
  * or by one of @from (who may own it now). Returns 0 or -errno.
  */
-static int vet_owned_file(int fd, dev_t dev, const uid_t *from, size_t n_from) {
-        struct stat st;
-
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return file_type_error(&st);
-        if (st.st_nlink != 1)
+static int vet_owned(const struct stat *st, dev_t dev, const uid_t *from, size_t n_from) {
+        if (!S_ISREG(st->st_mode))
+                return file_type_error(st);
+        if (st->st_nlink != 1)
                 return -EMLINK;
-        if (st.st_dev != dev)
+        if (st->st_dev != dev)
                 return -EXDEV;
-        if (st.st_uid == 0)
+        if (st->st_uid == 0)
                 return 0;
         for (size_t i = 0; i < n_from; i++)
-                if (st.st_uid == from[i])
+                if (st->st_uid == from[i])
                         return 0;
         return -EUCLEAN;
 }
@@ -436,8 +432,38 @@ static void close_fds(int *fds, size_t n) {
 }
 
 /*
- * Open and vet @files (NULL: every regular file in @dfd) first, then change
- * owners only by fd: nothing changes unless every file passes.
+ * Vet @name in @dfd, and open it (O_PATH) when its owner is to change:
+ * @ret_fd, or -1 for a file that passes and has that owner already. A file
+ * that keeps its owner is looked at by name only (fstatat() sees what
+ * open_entry() would open: no symlink followed, mounts crossed alike); one
+ * that changes is vetted again on its fd, the inode fchownat() gets.
+ */
+static int vet_entry(int dfd, const char *name, dev_t dev, const uid_t *from, size_t n_from, uid_t uid, gid_t gid,
+                     int *ret_fd) {
+        struct stat st;
+        int fd, r;
+
+        *ret_fd = -1;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        r = vet_owned(&st, dev, from, n_from);
+        if (r < 0 || (st.st_uid == uid && st.st_gid == gid))
+                return r;
+        fd = open_entry(dfd, name);
+        if (fd < 0)
+                return fd;
+        r = fstat(fd, &st) < 0 ? -errno : vet_owned(&st, dev, from, n_from);
+        if (r < 0 || (st.st_uid == uid && st.st_gid == gid)) {   /* (someone gave it that owner since) */
+                (void) close(fd);
+                return r;
+        }
+        *ret_fd = fd;
+        return 0;
+}
+
+/*
+ * Vet @files (NULL: every regular file in @dfd) first, then change owners
+ * only by fd: nothing changes unless every file passes.
  */
 static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, bool all, uid_t uid, gid_t gid,
                         size_t *ret_changed) {
@@ -454,8 +480,7 @@ static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, boo
 
                 if (rfd < 0)
                         return -errno;
-                /* cgfs_list() wants a root: the directory itself is one */
-                r = cgfs_list(rfd, ".", &e, &ne);
+                r = cgfs_list_at(rfd, &e, &ne);
                 if (r < 0)
                         return r;
                 names = calloc(ne + 1, sizeof(char *));
@@ -480,17 +505,12 @@ static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, boo
                         r = -EINVAL;
                         break;
                 }
-                fds[i] = open_entry(dfd, files[i]);
-                r = fds[i] < 0 ? fds[i] : vet_owned_file(fds[i], dst->st_dev, from, ELEMENTSOF(from));
+                r = vet_entry(dfd, files[i], dst->st_dev, from, ELEMENTSOF(from), uid, gid, &fds[i]);
         }
         for (size_t i = 0; i < n && r >= 0; i++) {
-                struct stat st;
-
-                if (fstat(fds[i], &st) < 0)
-                        r = -errno;
-                else if (st.st_uid == uid && st.st_gid == gid)
+                if (fds[i] < 0)
                         continue;
-                else if (fchownat(fds[i], "", uid, gid, AT_EMPTY_PATH) < 0)
+                if (fchownat(fds[i], "", uid, gid, AT_EMPTY_PATH) < 0)
                         r = -errno;
                 else
                         changed++;

@@ -82,12 +82,13 @@ void cgfs_dir_cache_done(CgfsDirCache *c);
 int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mode);
 
 /*
- * Owners below a delegation: PATH is hostile ground. Each file is opened
- * O_PATH | O_NOFOLLOW and vetted on the fd before any owner changes: a
- * regular file (-EISDIR for a directory, -ELOOP for a symlink, FIFO, socket,
- * ..., as for every open of a file here), one
- * link (-EMLINK: a hard link renamed over a cgroup's file), on the root's
- * device (-EXDEV), owned by root, the directory's owner or the new owner
+ * Owners below a delegation: PATH is hostile ground. Each file is vetted
+ * before any owner changes, one whose owner is to change on its fd (opened
+ * O_PATH | O_NOFOLLOW), one that has it already by fstatat(2) with
+ * AT_SYMLINK_NOFOLLOW: a regular file (-EISDIR for a directory, -ELOOP for
+ * a symlink, FIFO, socket, ..., as for every open of a file here), one link
+ * (-EMLINK: a hard link renamed over a cgroup's file), on the root's device
+ * (-EXDEV), owned by root, the directory's owner or the new owner
  * (-EUCLEAN); then fchownat(fd, "", AT_EMPTY_PATH). Nothing in PATH changes
  * unless every file passes.
  */
