@@ -269,16 +269,20 @@ static char *join_path(const char *path, const char *name) {
 
 /* Removes @path's files and the directory; with @subdirs its subdirectories first, else they must be gone. */
 static int remove_dir(Backend *b, const char *path, bool subdirs) {
+        _cleanup_close_ int fd = -1;
         CgfsEntry *e;
         size_t n;
         int r;
 
-        r = cgfs_list(b->root_fd, path, &e, &n);
+        /* listed and emptied through one fd, as apply_dir() writes; one more per level below (as check_removable()) */
+        r = cgfs_open_dir(b->root_fd, path, O_RDONLY, &fd);
+        if (r >= 0)
+                r = cgfs_list_at(fd, &e, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++)
                 if (e[i].type != CGFS_ENTRY_DIR)
-                        r = cgfs_unlink(b->root_fd, path, e[i].name);
+                        r = cgfs_unlink_at(fd, e[i].name);
                 else if (subdirs) {
                         _cleanup_free_ char *sub = join_path(path, e[i].name);
                         r = sub ? remove_dir(b, sub, true) : -ENOMEM;
