@@ -189,17 +189,60 @@ static int render_region(const Hierarchy *h, const Cgroup *top, bool subtree, Re
         return 0;
 }
 
+/*
+ * The directory of an apply_dir(), opened at its first write or unlink and
+ * kept for the others: one resolution beneath the root per directory, not
+ * per file. Until it opens, each operation tries again and fails as it
+ * would alone (an unlink in a directory that is gone is no error).
+ */
+typedef struct SimDir {
+        const char *path;
+        int fd;
+        struct stat st;
+} SimDir;
+
+static void sim_dir_done(SimDir *d) {
+        closep(&d->fd);
+}
+
+static int sim_dir_open(Backend *b, SimDir *d) {
+        int r;
+
+        if (d->fd >= 0)
+                return 0;
+        r = cgfs_open_dir(b->root_fd, d->path, O_PATH, &d->fd);
+        if (r < 0)
+                return r;
+        if (fstat(d->fd, &d->st) < 0) {
+                r = -errno;
+                closep(&d->fd);
+                d->fd = -1;
+                return r;
+        }
+        return 0;
+}
+
+static int sim_dir_unlink(Backend *b, SimDir *d, const char *file) {
+        int r = cgfs_name_is_valid(file) ? sim_dir_open(b, d) : -EINVAL;
+        return r < 0 ? r : cgfs_unlink_at(d->fd, file);
+}
+
+static int sim_dir_put(Backend *b, SimDir *d, const RFile *f) {
+        int r = cgfs_name_is_valid(f->name) ? sim_dir_open(b, d) : -EINVAL;
+        return r < 0 ? r : cgfs_put_file_at(d->fd, &d->st, f->name, f->content, f->mode);
+}
+
 /* Make directory @path hold @new's files where it held @old's (NULL: nothing). */
 static int apply_dir(Backend *b, const RDir *old, const RDir *new) {
         size_t i = 0, j = 0, no = old ? old->n : 0, nn = new ? new->n : 0;
-        const char *path = new ? new->path : old->path;
+        _cleanup_(sim_dir_done) SimDir d = { .path = new ? new->path : old->path, .fd = -1 };
         int r;
 
         while (i < no || j < nn) {
                 int cmp = i == no ? 1 : j == nn ? -1 : strcmp(old->files[i].name, new->files[j].name);
 
                 if (cmp < 0) {
-                        r = cgfs_unlink(b->root_fd, path, old->files[i].name);
+                        r = sim_dir_unlink(b, &d, old->files[i].name);
                         if (r < 0 && r != -ENOENT)
                                 return r;
                         i++;
@@ -207,8 +250,7 @@ static int apply_dir(Backend *b, const RDir *old, const RDir *new) {
                 }
                 if (cmp > 0 || !streq(old->files[i].content, new->files[j].content) ||
                     old->files[i].mode != new->files[j].mode) {
-                        r = cgfs_put_file(b->root_fd, path, new->files[j].name, new->files[j].content,
-                                          new->files[j].mode);
+                        r = sim_dir_put(b, &d, &new->files[j]);
                         if (r < 0)
                                 return r;
                 }
@@ -227,16 +269,20 @@ static char *join_path(const char *path, const char *name) {
 
 /* Removes @path's files and the directory; with @subdirs its subdirectories first, else they must be gone. */
 static int remove_dir(Backend *b, const char *path, bool subdirs) {
+        _cleanup_close_ int fd = -1;
         CgfsEntry *e;
         size_t n;
         int r;
 
-        r = cgfs_list(b->root_fd, path, &e, &n);
+        /* listed and emptied through one fd, as apply_dir() writes; one more per level below (as check_removable()) */
+        r = cgfs_open_dir(b->root_fd, path, O_RDONLY, &fd);
+        if (r >= 0)
+                r = cgfs_list_at(fd, &e, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++)
                 if (e[i].type != CGFS_ENTRY_DIR)
-                        r = cgfs_unlink(b->root_fd, path, e[i].name);
+                        r = cgfs_unlink_at(fd, e[i].name);
                 else if (subdirs) {
                         _cleanup_free_ char *sub = join_path(path, e[i].name);
                         r = sub ? remove_dir(b, sub, true) : -ENOMEM;

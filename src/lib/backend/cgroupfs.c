@@ -418,21 +418,17 @@ int cgfs_rmdir(int root_fd, const char *path) {
  * hand over a file from elsewhere), on the hierarchy's device, owned by root
  * or by one of @from (who may own it now). Returns 0 or -errno.
  */
-static int vet_owned_file(int fd, dev_t dev, const uid_t *from, size_t n_from) {
-        struct stat st;
-
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return file_type_error(&st);
-        if (st.st_nlink != 1)
+static int vet_owned(const struct stat *st, dev_t dev, const uid_t *from, size_t n_from) {
+        if (!S_ISREG(st->st_mode))
+                return file_type_error(st);
+        if (st->st_nlink != 1)
                 return -EMLINK;
-        if (st.st_dev != dev)
+        if (st->st_dev != dev)
                 return -EXDEV;
-        if (st.st_uid == 0)
+        if (st->st_uid == 0)
                 return 0;
         for (size_t i = 0; i < n_from; i++)
-                if (st.st_uid == from[i])
+                if (st->st_uid == from[i])
                         return 0;
         return -EUCLEAN;
 }
@@ -451,8 +447,38 @@ static void close_fds(int *fds, size_t n) {
 }
 
 /*
- * Open and vet @files (NULL: every regular file in @dfd) first, then change
- * owners only by fd: nothing changes unless every file passes.
+ * Vet @name in @dfd, and open it (O_PATH) when its owner is to change:
+ * @ret_fd, or -1 for a file that passes and has that owner already. A file
+ * that keeps its owner is looked at by name only (fstatat() sees what
+ * open_entry() would open: no symlink followed, mounts crossed alike); one
+ * that changes is vetted again on its fd, the inode fchownat() gets.
+ */
+static int vet_entry(int dfd, const char *name, dev_t dev, const uid_t *from, size_t n_from, uid_t uid, gid_t gid,
+                     int *ret_fd) {
+        struct stat st;
+        int fd, r;
+
+        *ret_fd = -1;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        r = vet_owned(&st, dev, from, n_from);
+        if (r < 0 || (st.st_uid == uid && st.st_gid == gid))
+                return r;
+        fd = open_entry(dfd, name);
+        if (fd < 0)
+                return fd;
+        r = fstat(fd, &st) < 0 ? -errno : vet_owned(&st, dev, from, n_from);
+        if (r < 0 || (st.st_uid == uid && st.st_gid == gid)) {   /* (someone gave it that owner since) */
+                (void) close(fd);
+                return r;
+        }
+        *ret_fd = fd;
+        return 0;
+}
+
+/*
+ * Vet @files (NULL: every regular file in @dfd) first, then change owners
+ * only by fd: nothing changes unless every file passes.
  */
 static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, bool all, uid_t uid, gid_t gid,
                         size_t *ret_changed) {
@@ -469,8 +495,7 @@ static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, boo
 
                 if (rfd < 0)
                         return -errno;
-                /* cgfs_list() wants a root: the directory itself is one */
-                r = cgfs_list(rfd, ".", &e, &ne);
+                r = cgfs_list_at(rfd, &e, &ne);
                 if (r < 0)
                         return r;
                 names = calloc(ne + 1, sizeof(char *));
@@ -495,17 +520,12 @@ static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, boo
                         r = -EINVAL;
                         break;
                 }
-                fds[i] = open_entry(dfd, files[i]);
-                r = fds[i] < 0 ? fds[i] : vet_owned_file(fds[i], dst->st_dev, from, ELEMENTSOF(from));
+                r = vet_entry(dfd, files[i], dst->st_dev, from, ELEMENTSOF(from), uid, gid, &fds[i]);
         }
         for (size_t i = 0; i < n && r >= 0; i++) {
-                struct stat st;
-
-                if (fstat(fds[i], &st) < 0)
-                        r = -errno;
-                else if (st.st_uid == uid && st.st_gid == gid)
+                if (fds[i] < 0)
                         continue;
-                else if (fchownat(fds[i], "", uid, gid, AT_EMPTY_PATH) < 0)
+                if (fchownat(fds[i], "", uid, gid, AT_EMPTY_PATH) < 0)
                         r = -errno;
                 else
                         changed++;
@@ -733,23 +753,22 @@ static int open_dir_of(int root_fd, const char *path, const char *file, int *ret
         return cgfs_open_dir(root_fd, path, O_PATH, ret_dfd);
 }
 
-int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
-        _cleanup_close_ int dfd = -1, fd = -1;
+int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode) {
+        _cleanup_close_ int fd = -1;
         char tmp[CGFS_TMP_NAME_MAX];
-        struct stat st_dir, old;
+        struct stat old;
         bool replace = false;
         /* kernfs: a new file is the writer's (cgroup_kn_set_ugid(): its fsuid), a rewritten one keeps
-         * its owner; below a delegation root the daemon gives the files to the owner (ownership.c) */
-        uid_t uid = geteuid();
-        gid_t gid = getegid();
+         * its owner; below a delegation root the daemon gives the files to the owner (ownership.c).
+         * Only root changes owners (a sim run by a user owns what it makes, and never could keep
+         * another's owner); a new file is ours already, so only a replaced one asks who we are. */
+        bool chown_to_old = false;
         int r;
 
-        r = open_dir_of(root_fd, path, file, &dfd);
-        if (r < 0)
-                return r;
-        if (fstat(dfd, &st_dir) < 0)
-                return -errno;
-
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        /* 0600 and then fchmod(), not made with @mode: the umask, or a default ACL of the directory (its
+         * owner's, below a delegation), would narrow that */
         fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
                 if (errno != EEXIST)
@@ -759,10 +778,8 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
                         return -errno;
                 /* only a regular file of one link has an owner worth keeping: a hard link renamed
                  * over a cgroup's file would hand over the owner of a file from elsewhere */
-                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir.st_dev) {
-                        uid = old.st_uid;
-                        gid = old.st_gid;
-                }
+                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir->st_dev && geteuid() == 0)
+                        chown_to_old = old.st_uid != 0 || old.st_gid != getegid();
                 fd = open_tmp(dfd, tmp);
                 if (fd < 0)
                         return fd;
@@ -770,16 +787,28 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
         r = write_all(fd, content);
         if (r >= 0 && fchmod(fd, mode) < 0)
                 r = -errno;
-        /* by the fd: the name may be an owner's by now. Only root changes owners (a sim run by a
-         * user owns what it makes, and never could keep another's owner). Interface files have no
-         * set-id bits for fchown() to drop. */
-        if (r >= 0 && geteuid() == 0 && (uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid) < 0)
+        /* by the fd: the name may be an owner's by now. Interface files have no set-id bits for
+         * fchown() to drop. */
+        if (r >= 0 && chown_to_old && fchown(fd, old.st_uid, old.st_gid) < 0)
                 r = -errno;     /* (after the fchmod: that of another's file needs CAP_FOWNER, which the unit lacks) */
         if (r >= 0 && replace && renameat(dfd, tmp, dfd, file) < 0)
                 r = -errno;
         if (r < 0)
                 (void) unlinkat(dfd, replace ? tmp : file, 0);
         return r;
+}
+
+int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
+        _cleanup_close_ int dfd = -1;
+        struct stat st_dir;
+        int r;
+
+        r = open_dir_of(root_fd, path, file, &dfd);
+        if (r < 0)
+                return r;
+        if (fstat(dfd, &st_dir) < 0)
+                return -errno;
+        return cgfs_put_file_at(dfd, &st_dir, file, content, mode);
 }
 
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret) {
@@ -792,6 +821,12 @@ int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat 
         return fstatat(dfd, file, ret, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
+int cgfs_unlink_at(int dfd, const char *file) {
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
+        return unlinkat(dfd, file, 0) < 0 ? -errno : 0;
+}
+
 int cgfs_unlink(int root_fd, const char *path, const char *file) {
         _cleanup_close_ int dfd = -1;
         int r;
@@ -799,5 +834,5 @@ int cgfs_unlink(int root_fd, const char *path, const char *file) {
         r = open_dir_of(root_fd, path, file, &dfd);
         if (r < 0)
                 return r;
-        return unlinkat(dfd, file, 0) < 0 ? -errno : 0;
+        return cgfs_unlink_at(dfd, file);
 }

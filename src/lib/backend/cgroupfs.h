@@ -85,12 +85,13 @@ void cgfs_dir_cache_done(CgfsDirCache *c);
 int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mode);
 
 /*
- * Owners below a delegation: PATH is hostile ground. Each file is opened
- * O_PATH | O_NOFOLLOW and vetted on the fd before any owner changes: a
- * regular file (-EISDIR for a directory, -ELOOP for a symlink, FIFO, socket,
- * ..., as for every open of a file here), one
- * link (-EMLINK: a hard link renamed over a cgroup's file), on the root's
- * device (-EXDEV), owned by root, the directory's owner or the new owner
+ * Owners below a delegation: PATH is hostile ground. Each file is vetted
+ * before any owner changes, one whose owner is to change on its fd (opened
+ * O_PATH | O_NOFOLLOW), one that has it already by fstatat(2) with
+ * AT_SYMLINK_NOFOLLOW: a regular file (-EISDIR for a directory, -ELOOP for
+ * a symlink, FIFO, socket, ..., as for every open of a file here), one link
+ * (-EMLINK: a hard link renamed over a cgroup's file), on the root's device
+ * (-EXDEV), owned by root, the directory's owner or the new owner
  * (-EUCLEAN); then fchownat(fd, "", AT_EMPTY_PATH). Nothing in PATH changes
  * unless every file passes.
  */
@@ -131,12 +132,19 @@ int cgfs_list_kernfs_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
  * writer's; ownership.c gives the files below a delegation root to its owner.
  */
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode);
+/*
+ * The same in a directory opened once for several files: @dfd from
+ * cgfs_open_dir() (O_PATH is enough), @st_dir its fstat(2).
+ */
+int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode);
 
 /* sim only: lstat(2) of PATH/FILE. */
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret);
 
 /* sim only: unlink PATH/FILE (a file or a symlink, never followed). */
 int cgfs_unlink(int root_fd, const char *path, const char *file);
+/* The same in a directory opened by cgfs_open_dir(). */
+int cgfs_unlink_at(int dfd, const char *file);
 
 /*
  * cgfs_put_file()'s temporary files: CGFS_TMP_PREFIX and 16 random hex
