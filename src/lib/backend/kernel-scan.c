@@ -259,6 +259,23 @@ static int read_unpopulated(int dir_fd, bool *ret) {
         return 0;
 }
 
+/* cgroup.stat's nr_descendants equals the number of children: none of them has a child */
+static int read_children_childless(int dir_fd, const CgfsEntry *e, size_t n, bool *ret) {
+        _cleanup_free_ char *stat = NULL;
+        size_t dirs = 0;
+        const char *p;
+        int r;
+
+        r = cgfs_read_kernfs(dir_fd, "cgroup.stat", &stat);
+        if (r < 0)
+                return r;
+        for (size_t j = 0; j < n; j++)
+                dirs += e[j].type == CGFS_ENTRY_DIR;
+        p = startswith(stat, "nr_descendants ") ? stat : strstr(stat, "\nnr_descendants ");
+        *ret = p && strtoull(strchr(p + 1, ' ') + 1, NULL, 10) == dirs;
+        return 0;
+}
+
 /*
  * A cgroup below the scan's start (@parent already read): what the kernel
  * rules decide from the parent is not read again, so a re-apply pays about
@@ -278,23 +295,6 @@ static int read_unpopulated(int dir_fd, bool *ret) {
  *   them then (cgroup_limits_unread()). Half of a leaf's reads.
  * subtree_control is the cgroup's own: always read.
  */
-/* cgroup.stat's nr_descendants equals the number of children: none of them has a child */
-static int read_children_childless(int dir_fd, const CgfsEntry *e, size_t n, bool *ret) {
-        _cleanup_free_ char *stat = NULL;
-        size_t dirs = 0;
-        const char *p;
-        int r;
-
-        r = cgfs_read_kernfs(dir_fd, "cgroup.stat", &stat);
-        if (r < 0)
-                return r;
-        for (size_t j = 0; j < n; j++)
-                dirs += e[j].type == CGFS_ENTRY_DIR;
-        p = startswith(stat, "nr_descendants ") ? stat : strstr(stat, "\nnr_descendants ");
-        *ret = p && strtoull(strchr(p + 1, ' ') + 1, NULL, 10) == dirs;
-        return 0;
-}
-
 static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *parent, bool debug,
                              CgfsEntry **ret_entries, size_t *ret_n) {
         _cleanup_free_ char *sc = NULL, *type = NULL, *procs = NULL;
