@@ -449,11 +449,8 @@ static void *scan_level_worker(void *userdata) {
                         return NULL;
                 KernelCgroup *kc = &l->cgroups[i];
                 ScanRead *res = &l->res[i - l->lo];
-                if (l->cgroups[kc->parent].gone)
-                        res->r = -ENOENT;
-                else
-                        res->r = read_cgroup_below(l->root_fd, kc, &l->cgroups[kc->parent], l->debug, &res->e,
-                                                   &res->ne);
+                /* (a cgroup that went while being read added no children: the parent is here) */
+                res->r = read_cgroup_below(l->root_fd, kc, &l->cgroups[kc->parent], l->debug, &res->e, &res->ne);
         }
 }
 
@@ -529,8 +526,7 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
                         CgfsEntry *e = TAKE_PTR(sr->e);
                         size_t ne = sr->ne;
 
-                        sr->ne = 0;
-
+                        sr->ne = 0;     /* ours now, not the failure path's */
                         r = sr->r;
                         if (r == -ENOENT || r == -ENODEV) {
                                 if (i == 0) {
