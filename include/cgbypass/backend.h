@@ -112,6 +112,8 @@ int backend_check_below(Backend *b, const char *path);
  */
 int backend_load_limits_above(Backend *b, const char *path);
 const char *backend_get_root(const Backend *b);
+/* The root's directory, opened once at backend_open() and owned by @b (-EBADF: a read-only sim not made yet). */
+int backend_get_root_fd(const Backend *b);
 
 /*
  * backend_find_cgroup2_mount() - the first mount point of the whole cgroup2
@@ -217,15 +219,16 @@ int backend_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *cons
 int backend_chown_all(Backend *b, const char *path, uid_t uid, gid_t gid);
 
 /**
- * backend_chown_to_dir_owner() - every regular file of a cgroup to the owner of its directory
+ * backend_chown_to_dir_owner() - files of a cgroup to the owner of its directory
+ * @files: NULL-terminated names, or NULL: every regular file
  * @ret_changed: how many files changed owner (may be NULL)
  *
  * Below a delegation root, files that a write of the daemon made appear are
  * root's (the kernel gives a new file the writer's fsuid); this makes them
  * what they would be had the owner made the write. Errors as
- * backend_chown_all().
+ * backend_chown_all(); a named file that is not there is -ENOENT.
  */
-int backend_chown_to_dir_owner(Backend *b, const char *path, size_t *ret_changed);
+int backend_chown_to_dir_owner(Backend *b, const char *path, char *const *files, size_t *ret_changed);
 
 /**
  * backend_save() - persist what the backend keeps outside the kernel

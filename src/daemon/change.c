@@ -235,6 +235,7 @@ static void done_now(Manager *m, int r, const Refusal *f, size_t ops, void *user
 int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, size_t *ret_ops,
                    Refusal *ret_refusal, ChangeDone done, void *userdata) {
         _cleanup_(plan_freep) Plan *p = NULL;
+        _cleanup_(ownership_before_done) OwnershipBefore owned = {};
         struct { int r; Refusal *f; size_t ops; } now = { .f = ret_refusal };
         ClientChange before = {};
         ClientChange *x;
@@ -284,6 +285,12 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         if (r < 0)
                 goto finish;
 
+        /* inside a delegation, only files that appear need an owner; at its root, hand_over() checks the root's too */
+        d = config_find_delegation(m->config, req->cgroup);
+        hand_over = p->n_ops > 0 && (plan_may_add_files(p) || !d || streq(d->path, req->cgroup));
+        if (hand_over)
+                (void) ownership_before(m, req->cgroup, &owned);
+
         r = plan_apply(p, m->backend, &f);
         if (r < 0) {
                 const PlanOp *op = &p->ops[f.index];
@@ -297,9 +304,6 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         }
 
         /* the backend's own state (a sim's later); the client change goes to the journal */
-        /* inside a delegation, only files that appear need an owner; at its root, hand_over() checks the root's too */
-        d = config_find_delegation(m->config, req->cgroup);
-        hand_over = p->n_ops > 0 && (plan_may_add_files(p) || !d || streq(d->path, req->cgroup));
         r = manager_save_backend(m);
         if (r >= 0)
                 r = commit_later(m, req->cgroup, p, &before, had, done && m->event ? done : done_now,
@@ -315,7 +319,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         TAKE_PTR(p);
         /* files the writes made appear below a delegation root are the owner's */
         if (hand_over)
-                (void) ownership_sync(m, req->cgroup);
+                (void) ownership_sync(m, req->cgroup, &owned);
         if (done && m->event) {
                 r = 1;
                 goto finish;

@@ -19,6 +19,7 @@ Manager *manager_free(Manager *m) {
         manager_flush(m);
         read_views_done(&m->views);
         strv_freep(&m->over_limit);
+        strv_freep(&m->owner_retry);
         watches_done(&m->watches);
         polkit_queries_done(&m->queries);
         sd_bus_slot_unref(m->callers_gone);

@@ -84,6 +84,7 @@ typedef struct Manager {
         unsigned long rereads;          /* backend_refresh(): the whole hierarchy read again (tests count them) */
         bool limit_warned;              /* adopt.c: owners' cgroups beyond a limit, logged once until there is room */
         char **over_limit;              /* native, emulated: delegation roots holding more cgroups than a limit allows */
+        char **owner_retry;             /* ownership.c: cgroups whose files could not all be given to their owner */
 } Manager;
 
 Manager *manager_free(Manager *m);

@@ -43,8 +43,94 @@ static const char *tamper_hint(int r) {
         }
 }
 
+static ssize_t retry_index(const Manager *m, const char *path) {
+        for (size_t i = 0; m->owner_retry && m->owner_retry[i]; i++)
+                if (streq(m->owner_retry[i], path))
+                        return (ssize_t) i;
+        return -1;
+}
+
+/* A cgroup whose pass failed is passed whole by the next request there, not only for what appeared. */
+static void retry_mark(Manager *m, const char *path, bool failed) {
+        ssize_t i = retry_index(m, path);
+        size_t n = 0;
+        char **v;
+
+        if (!failed) {
+                if (i >= 0) {
+                        free(m->owner_retry[i]);
+                        for (char **p = &m->owner_retry[i]; *p; p++)
+                                p[0] = p[1];
+                }
+                return;
+        }
+        if (i >= 0)
+                return;
+        while (m->owner_retry && m->owner_retry[n])
+                n++;
+        v = reallocarray(m->owner_retry, n + 2, sizeof(char *));
+        if (!v)
+                return;         /* (the next whole pass, at a reload, retries it) */
+        m->owner_retry = v;
+        v[n] = strdup(path);
+        v[n + 1] = NULL;
+}
+
+static int files_cmp(const void *a, const void *b) {
+        return strcmp(((const OwnershipFiles *) a)->path, ((const OwnershipFiles *) b)->path);
+}
+
+static const OwnershipFiles *before_find(const OwnershipBefore *b, const char *path) {
+        OwnershipFiles key = { .path = (char *) path };
+        return b->n > 0 ? bsearch(&key, b->v, b->n, sizeof(OwnershipFiles), files_cmp) : NULL;
+}
+
+/* @after's names that @before lacks (both sorted, as cgroup_list_files() gives them), borrowed from @after */
+static char **appeared(char *const *before, char *const *after) {
+        size_t n = 0, k = 0, m = 0;
+        char **v;
+
+        while (after[n])
+                n++;
+        v = calloc(n + 1, sizeof(char *));
+        for (size_t i = 0; v && i < n; i++) {
+                while (before[k] && strcmp(before[k], after[i]) < 0)
+                        k++;
+                if (!before[k] || !streq(before[k], after[i]))
+                        v[m++] = after[i];
+        }
+        return v;
+}
+
+/*
+ * The files of one cgroup to the owner of its directory: with @before, only
+ * those that appeared since (vetting ~25 files per request would be most of
+ * its cost); the whole directory if it is new, or its last pass failed.
+ */
+static int give_files(Manager *m, Cgroup *c, const char *path, const OwnershipBefore *before, size_t *ret_n) {
+        const OwnershipFiles *was = before ? before_find(before, path) : NULL;
+        _cleanup_strv_free_ char **now = NULL;
+        _cleanup_free_ char **names = NULL;
+        int r;
+
+        if (was && retry_index(m, path) < 0) {
+                if (cgroup_list_files(backend_get_model(m->backend), c, &now) < 0 ||
+                    !(names = appeared(was->files, now)))
+                        return -ENOMEM;
+                if (!names[0]) {
+                        *ret_n = 0;
+                        return 0;
+                }
+        }
+        r = backend_chown_to_dir_owner(m->backend, path, names, ret_n);
+        /* a named file gone (vetting is all or nothing): the others still need their owner */
+        if (r == -ENOENT && names)
+                r = backend_chown_to_dir_owner(m->backend, path, NULL, ret_n);
+        return r;
+}
+
 /* The files in the cgroups of @top's subtree, @top too when @with_top, to the owners of their directories. */
-static int give_below(Manager *m, Cgroup *top, bool with_top) {
+static int give_below(Manager *m, Cgroup *top, bool with_top, const OwnershipBefore *before) {
         int ret = 0, r;
 
         for (Cgroup *c = with_top ? top : cgroup_next_descendant_pre(top, top); c;
@@ -53,13 +139,15 @@ static int give_below(Manager *m, Cgroup *top, bool with_top) {
                 size_t n = 0;
 
                 r = cgroup_path(c, &path);
-                if (r >= 0)
-                        r = backend_chown_to_dir_owner(m->backend, path, &n);
+                if (r < 0)
+                        return log_oom();
+                r = give_files(m, c, path, before, &n);
+                retry_mark(m, path, r < 0 && r != -ENOENT);
                 if (r == -ENOENT)
                         continue;       /* removed by its owner meanwhile */
                 if (r < 0) {
                         log_warning_errno(r, "Failed to give the files of %s to the owner of its directory%s, "
-                                          "ignoring: %m", strempty(path), tamper_hint(r));
+                                          "ignoring: %m", path, tamper_hint(r));
                         ret = ret ?: r;
                 } else if (n > 0)
                         log_debug("Gave %zu file(s) of %s to the owner of its directory.", n, path);
@@ -80,7 +168,7 @@ static int hand_over(Manager *m, const DelegateSpec *d, const char *scope) {
                                   tamper_hint(r));
         /* a write at @scope makes files appear only in @scope's subtree */
         top = scope && config_path_is_below(scope, d->path) ? find(m, scope) : root;
-        q = top ? give_below(m, top, top != root) : 0;
+        q = top ? give_below(m, top, top != root, NULL) : 0;
         return r ?: q;
 }
 
@@ -88,8 +176,57 @@ static bool related(const char *a, const char *b) {
         return streq(a, b) || config_path_is_below(a, b) || config_path_is_below(b, a);
 }
 
-int ownership_sync(Manager *m, const char *scope) {
+/* @scope strictly inside a delegation (they do not nest): its root and the owner's name are as they were */
+static const DelegateSpec *inside(Manager *m, const char *scope) {
         const DelegateSpec *in = scope ? config_find_delegation(m->config, scope) : NULL;
+        return in && !streq(in->path, scope) ? in : NULL;
+}
+
+int ownership_before(Manager *m, const char *scope, OwnershipBefore *ret) {
+        const DelegateSpec *in = inside(m, scope);
+        Cgroup *top = in ? find(m, scope) : NULL;
+        OwnershipBefore b = { .taken = true };
+        size_t cap = 0;
+        int r = 0;
+
+        *ret = (OwnershipBefore) {};
+        if (!top)
+                return 0;
+        for (Cgroup *c = top; c && r >= 0; c = cgroup_next_descendant_pre(c, top)) {
+                if (b.n == cap) {
+                        OwnershipFiles *v = reallocarray(b.v, cap = cap ? cap * 2 : 4, sizeof(OwnershipFiles));
+                        if (!v) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        b.v = v;
+                }
+                b.v[b.n] = (OwnershipFiles) {};
+                r = cgroup_path(c, &b.v[b.n].path);
+                if (r >= 0)
+                        r = cgroup_list_files(backend_get_model(m->backend), c, &b.v[b.n].files);
+                b.n++;
+        }
+        if (r < 0) {
+                ownership_before_done(&b);      /* the pass after the writes then looks at every file */
+                return r;
+        }
+        qsort(b.v, b.n, sizeof(OwnershipFiles), files_cmp);
+        *ret = b;
+        return 0;
+}
+
+void ownership_before_done(OwnershipBefore *b) {
+        for (size_t i = 0; i < b->n; i++) {
+                free(b->v[i].path);
+                strv_freep(&b->v[i].files);
+        }
+        free(b->v);
+        *b = (OwnershipBefore) {};
+}
+
+int ownership_sync(Manager *m, const char *scope, const OwnershipBefore *before) {
+        const DelegateSpec *in = inside(m, scope);
         int ret = 0, r;
 
         /*
@@ -97,9 +234,9 @@ int ownership_sync(Manager *m, const char *scope) {
          * appear in @scope's subtree only; its root and the owner's name are as
          * they were: a request's cost stays that of its subtree.
          */
-        if (in && !streq(in->path, scope)) {
+        if (in) {
                 Cgroup *top = find(m, scope);
-                return top && find(m, in->path) ? give_below(m, top, true) : 0;
+                return top && find(m, in->path) ? give_below(m, top, true, before && before->taken ? before : NULL) : 0;
         }
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 const DelegateSpec *d = &m->config->delegates[i];
@@ -151,6 +288,6 @@ int delegation_chown_all(Manager *m, const Config *old) {
                 r = ownership_take_back(m, d->path, d->uid);
                 ret = ret ?: r;
         }
-        r = ownership_sync(m, NULL);
+        r = ownership_sync(m, NULL, NULL);
         return ret ?: r;
 }

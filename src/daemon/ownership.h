@@ -11,14 +11,40 @@
 
 #include "manager.h"
 
+/* A cgroup's interface files, as the model lists them (sorted). */
+typedef struct OwnershipFiles {
+        char *path;
+        char **files;
+} OwnershipFiles;
+
+/* The files of a request's subtree before its writes (ownership_before()). */
+typedef struct OwnershipBefore {
+        OwnershipFiles *v;      /* sorted by path */
+        size_t n;
+        bool taken;             /* false: the pass looks at every file */
+} OwnershipBefore;
+
+/**
+ * ownership_before() - what @scope's subtree holds before a request's writes
+ *
+ * Taken only for a @scope strictly inside a delegation, where
+ * ownership_sync() then looks only at the files that appeared (and at whole
+ * cgroups that are new, or whose last pass failed). Return: 0 or -ENOMEM
+ * (@ret is then not taken).
+ */
+int ownership_before(Manager *m, const char *scope, OwnershipBefore *ret);
+void ownership_before_done(OwnershipBefore *b);
+
 /**
  * ownership_sync() - give owners the files that the daemon's writes made appear
  * @scope: the cgroup whose subtree the writes reached (NULL: every delegation, whole)
+ * @before: ownership_before() of @scope, or NULL: every file of the subtree is looked at
  *
  * For each delegation that holds @scope or lies below it. Failures are
- * logged (a file an owner tampered with is skipped). Return: 0 or the first -errno.
+ * logged (a file an owner tampered with is skipped, and its cgroup is looked
+ * at whole by the next pass there). Return: 0 or the first -errno.
  */
-int ownership_sync(Manager *m, const char *scope);
+int ownership_sync(Manager *m, const char *scope, const OwnershipBefore *before);
 
 /**
  * ownership_take_back() - a delegation ended: every directory and file of

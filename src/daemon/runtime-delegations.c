@@ -322,7 +322,7 @@ int manager_add_delegation(Manager *m, const char *path, uid_t uid, CgMask contr
         client_changes_done(&m->changes);
         m->changes = next;
         next = (ClientChanges) {};
-        (void) ownership_sync(m, path);
+        (void) ownership_sync(m, path, NULL);
         log_info("Delegated %s to uid %u (%s; %zu operation(s)).", path, (unsigned) uid,
                  persistent ? "until RemoveDelegation" : "until the cgroup is removed", writes);
         r = 0;

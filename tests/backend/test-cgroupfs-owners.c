@@ -184,19 +184,44 @@ START_TEST(test_to_dir_owner) {
         at("cg", p, sizeof(p));
         ck_assert_int_eq(chown(p, OWNER, OWNER), 0);
         put("cg/cgroup.procs", OWNER);
-        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", &n), 0);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", NULL, &n), 0);
         ck_assert_uint_eq(n, 2);
         ck_assert_uint_eq(uid_of("cg/cpu.weight"), OWNER);
         ck_assert_uint_eq(uid_of("cg/cgroup.threads"), OWNER);
-        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", &n), 0);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", NULL, &n), 0);
         ck_assert_uint_eq(n, 0);
 
         /* the owner renames a hard link of a root file over one of its files */
         put("cg/memory.max", 0);
         link_victim("cg/cpu.weight", link);
-        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", &n), -EMLINK);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", NULL, &n), -EMLINK);
         ck_assert_uint_eq(uid_of("victim"), 0);
         ck_assert_uint_eq(uid_of("cg/memory.max"), 0);     /* all or nothing */
+}
+END_TEST
+
+/* the names a write made appear: only those are looked at and changed */
+START_TEST(test_to_dir_owner_named) {
+        char *const appeared[] = { "cpu.weight", NULL }, *const gone[] = { "cpu.weight", "cpu.max", NULL };
+        char p[256];
+        size_t n = 0;
+
+        at("cg", p, sizeof(p));
+        ck_assert_int_eq(chown(p, OWNER, OWNER), 0);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", appeared, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), OWNER);
+        ck_assert_uint_eq(uid_of("cg/cgroup.threads"), 0);      /* not named: not looked at */
+
+        /* a named file that is not there: nothing changes */
+        put("cg/cpu.weight", 0);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", gone, &n), -ENOENT);
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), 0);
+
+        /* vetted as every file is: a hard link of root's file refused, nothing changes */
+        link_victim("cg/cpu.weight", link);
+        ck_assert_int_eq(cgfs_chown_to_dir_owner(root_fd, "cg", appeared, &n), -EMLINK);
+        ck_assert_uint_eq(uid_of("victim"), 0);
 }
 END_TEST
 
@@ -210,7 +235,7 @@ START_TEST(test_directory_symlink) {
         /* openat2(2) says ENOTDIR (O_DIRECTORY | O_NOFOLLOW), the per-component walk ELOOP */
         r = cgfs_chown(root_fd, "cg2", files, OWNER, OWNER);
         ck_assert(r == -ENOTDIR || r == -ELOOP);
-        r = cgfs_chown_to_dir_owner(root_fd, "cg2", NULL);
+        r = cgfs_chown_to_dir_owner(root_fd, "cg2", NULL, NULL);
         ck_assert(r == -ENOTDIR || r == -ELOOP);
         ck_assert_uint_eq(uid_of("cg"), 0);
 }
@@ -227,6 +252,6 @@ int main(void) {
                 CHECK_TCASE(s, walk ? "owners-walk" : "owners", walk ? setup_walk : setup, teardown,
                             { test_hands_over_by_fd }, { test_link_over_file, ELEMENTSOF(links) },
                             { test_fifo_never_blocks }, { test_socket_and_directory }, { test_someone_elses_file },
-                            { test_to_dir_owner }, { test_directory_symlink });
+                            { test_to_dir_owner }, { test_to_dir_owner_named }, { test_directory_symlink });
         return check_run(s);
 }

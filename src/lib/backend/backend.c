@@ -340,6 +340,10 @@ const char *backend_get_root(const Backend *b) {
         return b->root;
 }
 
+int backend_get_root_fd(const Backend *b) {
+        return b->root_fd >= 0 ? b->root_fd : -EBADF;
+}
+
 const char *backend_get_state_dir(const Backend *b) {
         return b->state_dir;
 }
@@ -483,9 +487,9 @@ int backend_chown_all(Backend *b, const char *path, uid_t uid, gid_t gid) {
         return r < 0 ? r : cgfs_chown_all(b->root_fd, path, uid, gid);
 }
 
-int backend_chown_to_dir_owner(Backend *b, const char *path, size_t *ret_changed) {
+int backend_chown_to_dir_owner(Backend *b, const char *path, char *const *files, size_t *ret_changed) {
         int r = owner_change_check(b, path, &path);
-        return r < 0 ? r : cgfs_chown_to_dir_owner(b->root_fd, path, ret_changed);
+        return r < 0 ? r : cgfs_chown_to_dir_owner(b->root_fd, path, files, ret_changed);
 }
 
 int backend_save(Backend *b) {

@@ -580,14 +580,14 @@ int cgfs_chown_all(int root_fd, const char *path, uid_t uid, gid_t gid) {
         return chown_dir(root_fd, path, NULL, true, uid, gid);
 }
 
-int cgfs_chown_to_dir_owner(int root_fd, const char *path, size_t *ret_changed) {
+int cgfs_chown_to_dir_owner(int root_fd, const char *path, char *const *files, size_t *ret_changed) {
         _cleanup_close_ int fd = -1;
         struct stat st;
 
         fd = open_owned_dir(root_fd, path, &st);
         if (fd < 0)
                 return fd;
-        return chown_in_dir(fd, &st, NULL, true, st.st_uid, st.st_gid, ret_changed);
+        return chown_in_dir(fd, &st, files, !files, st.st_uid, st.st_gid, ret_changed);
 }
 
 void cgfs_entries_free(CgfsEntry *e, size_t n) {
@@ -614,7 +614,7 @@ static int entry_ino_cmp(const void *a, const void *b) {
  */
 static int list_at(int dir_fd, bool kernfs, bool dirs_only, CgfsEntry **ret, size_t *ret_n) {
         CgfsEntry *v = NULL;
-        size_t n = 0;
+        size_t n = 0, cap = 0;
         int r = 0;
         /* getdents64(2) straight: fdopendir(3) costs an fstat(2) and an fcntl(2) per directory */
         union {
@@ -648,12 +648,14 @@ static int list_at(int dir_fd, bool kernfs, bool dirs_only, CgfsEntry **ret, siz
                         }
                         if (dirs_only && t != DT_DIR)
                                 continue;
-                        CgfsEntry *nv = reallocarray(v, n + 1, sizeof(CgfsEntry));
-                        if (!nv) {
-                                r = -ENOMEM;
-                                break;
+                        if (n == cap) {
+                                CgfsEntry *nv = reallocarray(v, cap = cap ? cap * 2 : 32, sizeof(CgfsEntry));
+                                if (!nv) {
+                                        r = -ENOMEM;
+                                        break;
+                                }
+                                v = nv;
                         }
-                        v = nv;
                         v[n] = (CgfsEntry) {
                                 .name = strdup(de->d_name),
                                 .ino = de->d_ino,
@@ -688,6 +690,10 @@ int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
 
 int cgfs_list_kernfs_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
         return list_at(dir_fd, true, true, ret, ret_n);
+}
+
+int cgfs_list_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n) {
+        return list_at(dir_fd, false, true, ret, ret_n);
 }
 
 int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n) {

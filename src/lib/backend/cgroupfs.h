@@ -99,8 +99,8 @@ int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mod
 int cgfs_chown(int root_fd, const char *path, char *const *files, uid_t uid, gid_t gid);
 /* The same for every regular file in PATH, then PATH. */
 int cgfs_chown_all(int root_fd, const char *path, uid_t uid, gid_t gid);
-/* Every regular file in PATH to the owner (uid and gid) of PATH; @ret_changed: how many changed. */
-int cgfs_chown_to_dir_owner(int root_fd, const char *path, size_t *ret_changed);
+/* @files (NULL: every regular file) in PATH to the owner (uid and gid) of PATH; @ret_changed: how many changed. */
+int cgfs_chown_to_dir_owner(int root_fd, const char *path, char *const *files, size_t *ret_changed);
 
 typedef enum CgfsEntryType {
         CGFS_ENTRY_FILE,
@@ -122,6 +122,8 @@ int cgfs_list(int root_fd, const char *path, CgfsEntry **ret, size_t *ret_n);
 int cgfs_list_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
 /* The subdirectories only, of a kernfs directory (one getdents64(2) where the entries fit). */
 int cgfs_list_kernfs_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
+/* The subdirectories only, of any directory (a sim's: d_type, or fstatat(2) where it is unknown). */
+int cgfs_list_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
 
 /*
  * sim only: make PATH/FILE a regular file with @content and @mode (umask
