@@ -94,25 +94,24 @@ static int adopt_one(Manager *m, int dir_fd, const char *name, const char *sub, 
 }
 
 static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth, AdoptRun *run) {
-        DIR *d;
+        _cleanup_close_ int fd = -1;
+        CgfsEntry *e = NULL;
+        size_t ne = 0;
         int n = 0, r;
 
         if (depth >= MANAGER_PATH_DEPTH_MAX || run->budget == 0)
                 return 0;
-        r = open_dir_stream(root_fd, path, &d);
-        if (r <= 0)
+        fd = open_dir(root_fd, path, O_RDONLY);
+        if (fd < 0)
+                return fd == -ENOENT ? 0 : fd;
+        /* getdents64(2) straight, directories only: most entries are a cgroup's files */
+        r = cgfs_list_dirs_at(fd, &e, &ne);
+        if (r < 0)
                 return r;
-
-        for (struct dirent *de; (de = readdir(d));) {
-                _cleanup_free_ char *sub = NULL;
+        for (size_t i = 0; i < ne; i++) {
+                _cleanup_free_ char *sub = child_path(path, e[i].name);
                 Cgroup *c;
 
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                /* most entries are a cgroup's files: d_type spares a stat(2) of each */
-                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-                        continue;
-                sub = child_path(path, de->d_name);
                 if (!sub) {
                         n = -ENOMEM;
                         break;
@@ -120,7 +119,7 @@ static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth
                 if (hierarchy_lookup(backend_get_model(m->backend), sub, &c) < 0) {
                         if (run->budget == 0)
                                 break;
-                        if (adopt_one(m, dirfd(d), de->d_name, sub, run) == 0)
+                        if (adopt_one(m, fd, e[i].name, sub, run) == 0)
                                 continue;
                         n++;
                 }
@@ -130,7 +129,7 @@ static int adopt_below(Manager *m, int root_fd, const char *path, unsigned depth
                 else if (r > 0)
                         n += r;
         }
-        (void) closedir(d);
+        cgfs_entries_free(e, ne);
         return n;
 }
 
@@ -236,15 +235,14 @@ static void report_refused(Manager *m, AdoptRun *run) {
 }
 
 int adopt_in_delegations(Manager *m, const char *scope) {
-        _cleanup_close_ int root_fd = -1;
+        int root_fd = backend_get_root_fd(m->backend);
         AdoptRun run = { .budget = MANAGER_ADOPT_MAX };
         int n = 0, err = 0, r;
 
         if (backend_get_type(m->backend) != BACKEND_SIM || m->config->n_delegates == 0)
                 return 0;
-        r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
-        if (r < 0)
-                return r;
+        if (root_fd < 0)
+                return root_fd;
         run.total = delegated_cgroups(m);
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 const char *path = m->config->delegates[i].path, *top = path;

@@ -28,11 +28,10 @@ void read_views_done(ReadViews *v) {
 
 /* Whether @path's directory is there (a sure "gone" only). */
 static bool dir_exists(Manager *m, const char *path) {
-        _cleanup_close_ int root_fd = -1, fd = -1;
+        _cleanup_close_ int fd = -1;
+        int root_fd = backend_get_root_fd(m->backend);
 
-        if (cgfs_open_root(backend_get_root(m->backend), &root_fd) < 0)
-                return true;
-        return cgfs_open_dir(root_fd, cgpath_relative(path), O_PATH, &fd) != -ENOENT;
+        return root_fd < 0 || cgfs_open_dir(root_fd, cgpath_relative(path), O_PATH, &fd) != -ENOENT;
 }
 
 int read_view_prepare(Manager *m, const char *scope) {

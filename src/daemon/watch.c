@@ -172,15 +172,13 @@ static void queue_unwatched_children(Manager *m, int root_fd, const char *path) 
 
 int watch_add(Manager *m, const char *path) {
         Watches *w = &m->watches;
-        _cleanup_close_ int root_fd = -1;
-        int r;
+        int root_fd = backend_get_root_fd(m->backend), r;
 
         if (w->fd < 0 || !manager_has_cgroup(m, path) || !delegation_of(m, path))
                 return 0;
-        r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
-        if (r < 0) {
+        if (root_fd < 0) {
                 w->incomplete = true;
-                return r;
+                return root_fd;
         }
         r = add_one(m, w, root_fd, path);
         if (r > 0 && backend_get_type(m->backend) != BACKEND_SIM)
@@ -191,8 +189,7 @@ int watch_add(Manager *m, const char *path) {
 int watch_sync(Manager *m) {
         Watches *w = &m->watches;
         const Hierarchy *h = backend_get_model(m->backend);
-        _cleanup_close_ int root_fd = -1;
-        int added = 0, r;
+        int root_fd = backend_get_root_fd(m->backend), added = 0, r;
 
         w->dirty = false;
         if (w->fd < 0)
@@ -205,10 +202,9 @@ int watch_sync(Manager *m) {
                         drop_entry(w, &w->v[i], true);
         if (m->config->n_delegates == 0)
                 return 0;
-        r = cgfs_open_root(backend_get_root(m->backend), &root_fd);
-        if (r < 0) {
+        if (root_fd < 0) {
                 w->incomplete = true;
-                return log_warning_errno(r, "Failed to open '%s' to watch the delegations: %m",
+                return log_warning_errno(root_fd, "Failed to open '%s' to watch the delegations: %m",
                                          backend_get_root(m->backend));
         }
         for (size_t i = 0; i < m->config->n_delegates; i++) {
