@@ -415,6 +415,30 @@ START_TEST(test_journal) {
 }
 END_TEST
 
+/* operations on one cgroup between two saves: one region, as the model is at the save */
+START_TEST(test_journal_one_region) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_free_ char *jpath = test_strdupf("%s/sim.state.journal", state), *text = NULL, *d1 = NULL;
+
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_save(b));
+        _cleanup_free_ char *before = test_read_file(jpath);
+        ok(backend_write(b, "A", "cgroup.max.depth", "5", NULL));
+        ok(backend_write(b, "A", "cgroup.max.depth", "6", NULL));
+        ok(backend_write(b, "A", "cgroup.max.depth", "7", NULL));
+        ok(backend_save(b));
+        text = test_read_file(jpath);
+        ck_assert_uint_gt(strlen(text), strlen(before));
+        ck_assert_str_eq(text + strlen(before), "region subtree=0 path=A\ncgroup threaded=0 subtree_control= "
+                         "subtree_bypass= enable_ss_mask= max_depth=7 max_descendants=max path=A\nend\n");
+        d1 = test_dump(backend_get_model(b));
+        b = backend_free(b);
+        b = open_sim();
+        _cleanup_free_ char *d2 = test_dump(backend_get_model(b));
+        ck_assert_str_eq(d1, d2);
+}
+END_TEST
+
 START_TEST(test_unsafe_paths) {
         _cleanup_(backend_freep) Backend *b = open_sim();
         _cleanup_free_ char *outside = test_strdupf("%s/outside", tmp), *link = test_strdupf("%s/A", root);
@@ -900,7 +924,7 @@ int main(void) {
                 { test_atomic_save }, { test_unsafe_paths }, { test_chown }, { test_fault_hook }, { test_read },
                 { test_expected_user }, { test_fifo_never_blocks }, { test_fifo_swap_during_refresh },
                 { test_tmp_name_owner_directory }, { test_foreign_entries_left_alone }, { test_owner_kept },
-                { test_owner_directory_left_alone }, { test_refresh_root_deleted }, { test_journal },
+                { test_owner_directory_left_alone }, { test_refresh_root_deleted }, { test_journal }, { test_journal_one_region },
                 { test_random_sequences, 4 });
 
         tcase_set_timeout(tc, 120);

@@ -24,6 +24,7 @@
 #define SIM_JOURNAL "sim.state.journal"
 /* the journal is folded into the state file once it is larger than this, or than the state file */
 #define SIM_JOURNAL_MIN_COMPACT (64u * 1024)
+#define SIM_DIRTY_MERGE 32
 
 /* what changed since the last save: a region per operation, saved as a journal region */
 typedef struct SimDirty {
@@ -58,6 +59,13 @@ static void sim_mark(Backend *b, const char *path, bool subtree) {
 
         if (!s || s->all)
                 return;
+        /* a region is saved as the model is at the save: one record for the recent operations on it (the
+         * last few only: a burst of adoptions marks thousands of paths) */
+        for (size_t i = s->n_dirty > SIM_DIRTY_MERGE ? s->n_dirty - SIM_DIRTY_MERGE : 0; i < s->n_dirty; i++)
+                if (streq(s->dirty[i].path, path)) {
+                        s->dirty[i].subtree |= subtree;
+                        return;
+                }
         v = reallocarray(s->dirty, s->n_dirty + 1, sizeof(SimDirty));
         if (v)
                 s->dirty = v;
