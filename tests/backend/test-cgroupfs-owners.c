@@ -225,6 +225,53 @@ START_TEST(test_to_dir_owner_named) {
 }
 END_TEST
 
+static char *content_of(const char *rel) {
+        char p[256], buf[64] = "";
+        FILE *f;
+
+        at(rel, p, sizeof(p));
+        f = fopen(p, "re");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+        fclose(f);
+        return strdup(buf);
+}
+
+/* a rewrite keeps a one-link file's owner, whether or not the caller said the file was there */
+START_TEST(test_put_file_existing) {
+        _cleanup_close_ int dfd = -1;
+        _cleanup_free_ char *c1 = NULL, *c2 = NULL, *c3 = NULL;
+        struct stat st;
+
+        ck_assert_int_eq(cgfs_open_dir(root_fd, "cg", O_PATH, &dfd), 0);
+        ck_assert_int_eq(fstat(dfd, &st), 0);
+        put("cg/cpu.weight", OWNER);
+        ck_assert_int_eq(cgfs_put_file_at(dfd, &st, "cpu.weight", "50\n", 0644, true), 0);
+        ck_assert_str_eq(c1 = content_of("cg/cpu.weight"), "50\n");
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), OWNER);
+        ck_assert_int_eq(cgfs_put_file_at(dfd, &st, "cpu.weight", "60\n", 0644, false), 0);
+        ck_assert_str_eq(c2 = content_of("cg/cpu.weight"), "60\n");
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), OWNER);
+
+        /* said to be there, but removed by the owner meanwhile: made anew, the writer's */
+        char p[256];
+        at("cg/cpu.weight", p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(cgfs_put_file_at(dfd, &st, "cpu.weight", "70\n", 0644, true), 0);
+        ck_assert_str_eq(c3 = content_of("cg/cpu.weight"), "70\n");
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), 0);
+
+        /* a hard link of root's file put there: replaced, its owner not kept, the file elsewhere untouched */
+        put("victim", OWNER);
+        link_victim("cg/cpu.weight", link);
+        ck_assert_int_eq(cgfs_put_file_at(dfd, &st, "cpu.weight", "80\n", 0644, true), 0);
+        ck_assert_uint_eq(uid_of("cg/cpu.weight"), 0);
+        ck_assert_uint_eq(uid_of("victim"), OWNER);
+        _cleanup_free_ char *v = content_of("victim");
+        ck_assert_str_eq(v, "x\n");
+}
+END_TEST
+
 START_TEST(test_directory_symlink) {
         char p[256];
 
@@ -252,6 +299,7 @@ int main(void) {
                 CHECK_TCASE(s, walk ? "owners-walk" : "owners", walk ? setup_walk : setup, teardown,
                             { test_hands_over_by_fd }, { test_link_over_file, ELEMENTSOF(links) },
                             { test_fifo_never_blocks }, { test_socket_and_directory }, { test_someone_elses_file },
-                            { test_to_dir_owner }, { test_to_dir_owner_named }, { test_directory_symlink });
+                            { test_to_dir_owner }, { test_to_dir_owner_named }, { test_put_file_existing },
+                            { test_directory_symlink });
         return check_run(s);
 }

@@ -235,9 +235,9 @@ static int sim_dir_unlink(Backend *b, SimDir *d, const char *file) {
         return r < 0 ? r : cgfs_unlink_at(d->fd, file);
 }
 
-static int sim_dir_put(Backend *b, SimDir *d, const RFile *f) {
+static int sim_dir_put(Backend *b, SimDir *d, const RFile *f, bool existing) {
         int r = cgfs_name_is_valid(f->name) ? sim_dir_open(b, d) : -EINVAL;
-        return r < 0 ? r : cgfs_put_file_at(d->fd, &d->st, f->name, f->content, f->mode);
+        return r < 0 ? r : cgfs_put_file_at(d->fd, &d->st, f->name, f->content, f->mode, existing);
 }
 
 /* Make directory @path hold @new's files where it held @old's (NULL: nothing). */
@@ -258,7 +258,7 @@ static int apply_dir(Backend *b, const RDir *old, const RDir *new) {
                 }
                 if (cmp > 0 || !streq(old->files[i].content, new->files[j].content) ||
                     old->files[i].mode != new->files[j].mode) {
-                        r = sim_dir_put(b, &d, &new->files[j]);
+                        r = sim_dir_put(b, &d, &new->files[j], cmp == 0);
                         if (r < 0)
                                 return r;
                 }

@@ -759,7 +759,17 @@ static int open_dir_of(int root_fd, const char *path, const char *file, int *ret
         return cgfs_open_dir(root_fd, path, O_PATH, ret_dfd);
 }
 
-int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode) {
+/* who we are does not change while we run; a rewrite of every file would ask each time */
+static bool running_as_root(void) {
+        static int root = -1;
+
+        if (root < 0)
+                root = geteuid() == 0;
+        return root;
+}
+
+int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode,
+                     bool existing) {
         _cleanup_close_ int fd = -1;
         char tmp[CGFS_TMP_NAME_MAX];
         struct stat old;
@@ -773,18 +783,29 @@ int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const
 
         if (!cgfs_name_is_valid(file))
                 return -EINVAL;
-        /* 0600 and then fchmod(), not made with @mode: the umask, or a default ACL of the directory (its
-         * owner's, below a delegation), would narrow that */
-        fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0) {
-                if (errno != EEXIST)
+        /* a rewrite looks first, sparing the create that would fail; a file gone meanwhile is made anew */
+        if (existing) {
+                if (fstatat(dfd, file, &old, AT_SYMLINK_NOFOLLOW) >= 0)
+                        replace = true;
+                else if (errno != ENOENT)
                         return -errno;
-                replace = true;
-                if (fstatat(dfd, file, &old, AT_SYMLINK_NOFOLLOW) < 0)
-                        return -errno;
+        }
+        if (!replace) {
+                /* 0600 and then fchmod(), not made with @mode: the umask, or a default ACL of the directory
+                 * (its owner's, below a delegation), would narrow that */
+                fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                if (fd < 0) {
+                        if (errno != EEXIST)
+                                return -errno;
+                        replace = true;
+                        if (fstatat(dfd, file, &old, AT_SYMLINK_NOFOLLOW) < 0)
+                                return -errno;
+                }
+        }
+        if (replace) {
                 /* only a regular file of one link has an owner worth keeping: a hard link renamed
                  * over a cgroup's file would hand over the owner of a file from elsewhere */
-                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir->st_dev && geteuid() == 0)
+                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir->st_dev && running_as_root())
                         chown_to_old = old.st_uid != 0 || old.st_gid != getegid();
                 fd = open_tmp(dfd, tmp);
                 if (fd < 0)
@@ -814,7 +835,7 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
                 return r;
         if (fstat(dfd, &st_dir) < 0)
                 return -errno;
-        return cgfs_put_file_at(dfd, &st_dir, file, content, mode);
+        return cgfs_put_file_at(dfd, &st_dir, file, content, mode, false);
 }
 
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret) {

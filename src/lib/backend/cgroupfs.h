@@ -136,9 +136,11 @@ int cgfs_list_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode);
 /*
  * The same in a directory opened once for several files: @dfd from
- * cgfs_open_dir() (O_PATH is enough), @st_dir its fstat(2).
+ * cgfs_open_dir() (O_PATH is enough), @st_dir its fstat(2). @existing: the
+ * caller expects FILE there (a rewrite); a hint only, either way is right.
  */
-int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode);
+int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode,
+                     bool existing);
 
 /* sim only: lstat(2) of PATH/FILE. */
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret);
