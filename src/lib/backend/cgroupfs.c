@@ -454,16 +454,19 @@ static void close_fds(int *fds, size_t n) {
  * that changes is vetted again on its fd, the inode fchownat() gets.
  */
 static int vet_entry(int dfd, const char *name, dev_t dev, const uid_t *from, size_t n_from, uid_t uid, gid_t gid,
-                     int *ret_fd) {
+                     bool likely_changes, int *ret_fd) {
         struct stat st;
         int fd, r;
 
         *ret_fd = -1;
-        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return -errno;
-        r = vet_owned(&st, dev, from, n_from);
-        if (r < 0 || (st.st_uid == uid && st.st_gid == gid))
-                return r;
+        /* (a file named because it just appeared is root's: the look by name would only cost) */
+        if (!likely_changes) {
+                if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return -errno;
+                r = vet_owned(&st, dev, from, n_from);
+                if (r < 0 || (st.st_uid == uid && st.st_gid == gid))
+                        return r;
+        }
         fd = open_entry(dfd, name);
         if (fd < 0)
                 return fd;
@@ -480,8 +483,8 @@ static int vet_entry(int dfd, const char *name, dev_t dev, const uid_t *from, si
  * Vet @files (NULL: every regular file in @dfd) first, then change owners
  * only by fd: nothing changes unless every file passes.
  */
-static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, bool all, uid_t uid, gid_t gid,
-                        size_t *ret_changed) {
+static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, bool all, bool likely_changes,
+                        uid_t uid, gid_t gid, size_t *ret_changed) {
         _cleanup_strv_free_ char **names = NULL;
         int *fds = NULL;
         size_t n = 0, changed = 0;
@@ -520,7 +523,7 @@ static int chown_in_dir(int dfd, const struct stat *dst, char *const *files, boo
                         r = -EINVAL;
                         break;
                 }
-                r = vet_entry(dfd, files[i], dst->st_dev, from, ELEMENTSOF(from), uid, gid, &fds[i]);
+                r = vet_entry(dfd, files[i], dst->st_dev, from, ELEMENTSOF(from), uid, gid, likely_changes, &fds[i]);
         }
         for (size_t i = 0; i < n && r >= 0; i++) {
                 if (fds[i] < 0)
@@ -564,7 +567,7 @@ static int chown_dir(int root_fd, const char *path, char *const *files, bool all
         fd = open_owned_dir(root_fd, path, &st);
         if (fd < 0)
                 return fd;
-        r = chown_in_dir(fd, &st, files, all, uid, gid, NULL);
+        r = chown_in_dir(fd, &st, files, all, false, uid, gid, NULL);
         if (r < 0)
                 return r;
         if ((st.st_uid != uid || st.st_gid != gid) && fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)
@@ -587,7 +590,7 @@ int cgfs_chown_to_dir_owner(int root_fd, const char *path, char *const *files, s
         fd = open_owned_dir(root_fd, path, &st);
         if (fd < 0)
                 return fd;
-        return chown_in_dir(fd, &st, files, !files, st.st_uid, st.st_gid, ret_changed);
+        return chown_in_dir(fd, &st, files, !files, !!files, st.st_uid, st.st_gid, ret_changed);
 }
 
 void cgfs_entries_free(CgfsEntry *e, size_t n) {
