@@ -867,11 +867,10 @@ int manager_run_service(Manager *m) {
         r = callers_watch(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch for callers that disconnect: %m");
-        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        /* the bus gone means no one can reach us: the loop exits, and the service manager decides */
+        r = bus_loop_attach(&m->bus_loop, m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-        /* the bus gone means no one can reach us: exit, and let the service manager decide */
-        (void) sd_bus_set_exit_on_disconnect(m->bus, true);
 
         r = watch_start(m);
         if (r < 0)

@@ -24,6 +24,7 @@ Manager *manager_free(Manager *m) {
         polkit_queries_done(&m->queries);
         sd_bus_slot_unref(m->callers_gone);
         caller_cache_done(&m->callers);
+        bus_loop_detach(&m->bus_loop);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         backend_free(m->backend);

@@ -16,6 +16,7 @@
 #include "cgbypass/config.h"
 #include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
+#include "bus-loop.h"
 #include "callers.h"
 #include "cgroup-changed.h"
 #include "change-journal.h"
@@ -73,6 +74,7 @@ typedef struct Manager {
         /* the service */
         sd_event *event;
         sd_bus *bus;
+        BusLoop bus_loop;               /* bus-loop.c: @bus on @event */
         sd_bus_slot *callers_gone;      /* NameOwnerChanged: callers that disconnect */
         CallerCache callers;            /* callers.c: the bus's word on each connection */
         sd_event_source *sim_save;      /* sim: its state saved a little after a change */
