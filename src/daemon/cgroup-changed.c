@@ -85,12 +85,17 @@ static void emit_cgroup_changed(Manager *m, const char *path) {
 void manager_emit_changes(Manager *m, const Snapshot *before) {
         Snapshot after = {};
         size_t i = 0, j = 0;
+        bool came_or_went = false;
 
-        watch_mark_dirty(m);    /* cgroups may have come or gone: watch.c follows */
         read_views_invalidate(&m->views);
+        /* watch.c follows cgroups that came or went, and delegations (a change of those takes a whole
+         * snapshot); its walk of the delegations is not for a request that only changed controllers */
+        if (!m->bus || !before->scope)
+                watch_mark_dirty(m);
         if (!m->bus || (!before->v && !before->scope))
                 return;
         if (snapshot_take(backend_get_model(m->backend), before->scope, &after) < 0) {
+                watch_mark_dirty(m);
                 log_oom();
                 return;
         }
@@ -98,6 +103,7 @@ void manager_emit_changes(Manager *m, const Snapshot *before) {
         while (i < before->n || j < after.n) {
                 int cmp = i == before->n ? 1 : j == after.n ? -1 : strcmp(before->v[i].path, after.v[j].path);
 
+                came_or_went |= cmp != 0;
                 if (cmp < 0)
                         emit_cgroup_changed(m, before->v[i++].path);
                 else if (cmp > 0)
@@ -109,6 +115,8 @@ void manager_emit_changes(Manager *m, const Snapshot *before) {
                         j++;
                 }
         }
+        if (came_or_went)
+                watch_mark_dirty(m);
         snapshot_done(&after);
 }
 

@@ -424,7 +424,7 @@ int watch_catch_up(Manager *m) {
         return r >= 0 && !w->pending && !w->incomplete;
 }
 
-static int on_post(sd_event_source *s, void *userdata) {
+static int on_dirty(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
 
         if (m->watches.dirty)
@@ -432,8 +432,11 @@ static int on_post(sd_event_source *s, void *userdata) {
         return 0;
 }
 
+/* once per loop iteration at most, and none when nothing changed (a post source costs one after every other) */
 void watch_mark_dirty(Manager *m) {
         m->watches.dirty = true;
+        if (m->watches.sync && sd_event_source_set_enabled(m->watches.sync, SD_EVENT_ONESHOT) < 0)
+                (void) watch_sync(m);
 }
 
 int watch_start(Manager *m) {
@@ -451,7 +454,9 @@ int watch_start(Manager *m) {
         if (r >= 0)
                 r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
         if (r >= 0)
-                r = sd_event_add_post(m->event, &w->post, on_post, m);
+                r = sd_event_add_defer(m->event, &w->sync, on_dirty, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(w->sync, SD_EVENT_OFF);
         if (r < 0)
                 return r;
         r = watch_sync(m);
@@ -461,7 +466,7 @@ int watch_start(Manager *m) {
 void watches_done(Watches *w) {
         w->io = sd_event_source_disable_unref(w->io);
         w->timer = sd_event_source_disable_unref(w->timer);
-        w->post = sd_event_source_disable_unref(w->post);
+        w->sync = sd_event_source_disable_unref(w->sync);
         for (size_t i = 0; i < w->n; i++)
                 free(w->v[i].path);
         events_clear(w);

@@ -40,7 +40,7 @@ typedef struct WatchEvent {
 
 typedef struct Watches {
         int fd;                         /* inotify; -1 without a service */
-        sd_event_source *io, *timer, *post;
+        sd_event_source *io, *timer, *sync;
         WatchEntry *v;
         size_t n, cap;
         char *scope;                    /* what the pending refresh covers: one delegation or NULL */
