@@ -49,9 +49,11 @@
 #   CGB_BENCH_SCALE_START_WAIT [600] seconds part 1c waits for each daemon to reach the bus
 #   CGB_BENCH_PERF_DIR         perf record --call-graph dwarf of the daemon there: parts 1a, 1b (all
 #                              rounds) and each run of 1c (a profile, not a measurement)
-#   CGB_BENCH_SCALE_FS [tmpfs] where part 1c's sim directories are: tmpfs (the 4 GB one of part 1, too
-#                              small for 100,002 cgroups: ~24 files each) or disk (below /tmp, every
-#                              size; making and removing 2.4 million files there takes many minutes)
+#   CGB_BENCH_SCALE_FS [tmpfs] where part 1c's sim directories are: tmpfs (the one of part 1, by default
+#                              too small for 100,002 cgroups: ~24 files each, a page each) or disk (below
+#                              /tmp, every size; making and removing 2.4 million files there takes many
+#                              minutes)
+#   CGB_BENCH_TMPFS_SIZE [4g]  that tmpfs's size= (16g holds 100,002 cgroups' files, on a machine with the RAM)
 #   CGB_BENCH_PARTS [request,scale,read,memory]
 #   CGB_BENCH_READ_OWNER_CGROUPS [12000] part 2b: cgroups the owner of G makes (0: no part 2b)
 #   CGB_BENCH_READ_BIG_ITERATIONS [READ_ITERATIONS] timed calls per client per read run in part 2b
@@ -80,6 +82,7 @@ SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-200}
 SCALE_SIZES=${CGB_BENCH_SCALE_SIZES:-100,10000,100000}
 SCALE_START_WAIT=${CGB_BENCH_SCALE_START_WAIT:-600}
 SCALE_ON=${CGB_BENCH_SCALE_FS:-tmpfs}
+TMPFS_SIZE=${CGB_BENCH_TMPFS_SIZE:-4g}
 PARTS=${CGB_BENCH_PARTS:-request,scale,read,memory}
 READ_OWNER_CGROUPS=${CGB_BENCH_READ_OWNER_CGROUPS:-12000}
 READ_BIG_ITER=${CGB_BENCH_READ_BIG_ITERATIONS:-$READ_ITER}
@@ -113,7 +116,7 @@ FS=$D/fs
 BASE_PID=
 BASE_NAME=
 mkdir -p "$FS"
-mount -t tmpfs -o size=4g,mode=0755 cgb-bench-bus "$FS" || bus_env_skip "cannot mount a tmpfs"
+mount -t tmpfs -o "size=$TMPFS_SIZE,mode=0755" cgb-bench-bus "$FS" || bus_env_skip "cannot mount a tmpfs"
 
 stop_baseline() {
 	if [ -n "$BASE_PID" ]; then
