@@ -81,7 +81,8 @@ int cg_save_control(const Hierarchy *h, Cgroup *c, ControlSave *ret) {
 
         for (Cgroup *d = c; d; d = cgroup_next_descendant_pre(d, c)) {
                 if (n == cap) {
-                        cap = cap ? cap * 2 : 64;
+                        /* a leaf's write saves one: a small request, which spares malloc_consolidate() */
+                        cap = cap ? cap * 2 : 8;
                         SavedControl *ns = realloc(saved, cap * sizeof(SavedControl));
                         if (!ns)
                                 return -ENOMEM;
