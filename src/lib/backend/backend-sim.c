@@ -352,12 +352,7 @@ static int apply_render(Backend *b, const Render *old, const Render *new) {
 /* ---- rendering the whole tree at open and refresh ---- */
 
 static bool is_cgroup_file_name(const char *name) {
-        if (cgfs_is_tmp_name(name))
-                return true;
-        for (const CfType *t = cftype_table; t->name; t++)
-                if (streq(t->name, name))
-                        return true;
-        return false;
+        return cgfs_is_tmp_name(name) || cftype_lookup(name);
 }
 
 /* Only what a sim could have left behind is removed: cgroup-like files and directories of them. */

@@ -491,10 +491,8 @@ static int check_reached(Planner *p) {
 /* ---- values of controller files ---- */
 
 static int file_controller(const char *file) {
-        for (const CfType *t = cftype_table; t->name; t++)
-                if (streq(t->name, file))
-                        return t->controller;
-        return -1;
+        const CfType *t = cftype_lookup(file);
+        return t ? t->controller : -1;
 }
 
 /* Why @c will not have @file under the policy. */
