@@ -127,10 +127,15 @@ oom:
 void desired_tokens_append(StrBuf *b, const char *key, CgMask plus, CgMask hash, CgMask minus) {
         bool first = true;
 
-        strbuf_printf(b, " %s=", key);
+        /* appends, not printf: this runs twice for every cgroup of every saved apply */
+        strbuf_putc(b, ' ');
+        strbuf_append(b, key);
+        strbuf_putc(b, '=');
         FOREACH_CONTROLLER_IN(x, plus | hash | minus) {
-                strbuf_printf(b, "%s%c%s", first ? "" : ",",
-                              plus & CGMASK(x) ? '+' : hash & CGMASK(x) ? '#' : '-', controller_to_string(x));
+                if (!first)
+                        strbuf_putc(b, ',');
+                strbuf_putc(b, plus & CGMASK(x) ? '+' : hash & CGMASK(x) ? '#' : '-');
+                strbuf_append(b, controller_to_string(x));
                 first = false;
         }
 }
@@ -142,7 +147,9 @@ int state_file_save(const char *dir, const DesiredSet *s) {
         strbuf_append(&b, STATE_HEADER "\n");
         for (size_t i = 0; i < s->n; i++) {
                 const DesiredCgroup *d = &s->items[i];
-                strbuf_printf(&b, "cgroup %s create=%s", d->path, d->create ? "yes" : "no");
+                strbuf_append(&b, "cgroup ");
+                strbuf_append(&b, d->path);
+                strbuf_append(&b, d->create ? " create=yes" : " create=no");
                 desired_tokens_append(&b, "sc", d->sc_enable, d->sc_bypass, d->sc_disable);
                 desired_tokens_append(&b, "ctl", d->ctl_enable, d->ctl_bypass, 0);
                 strbuf_putc(&b, '\n');
