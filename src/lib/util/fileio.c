@@ -93,8 +93,10 @@ int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text)
 int file_write_atomic_changed(const char *dir, const char *name, const char *text) {
         _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-        if (dir_fd < 0 || !holds(dir_fd, name, text))
-                return file_write_atomic(dir, name, text);
+        if (dir_fd < 0)
+                return file_write_atomic(dir, name, text);      /* makes the directory */
+        if (!holds(dir_fd, name, text))
+                return file_write_atomic_at(dir_fd, name, text);
         return kept(dir_fd, name);
 }
 
