@@ -124,6 +124,8 @@ int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret);
 
 /* Split @path into its existing parent cgroup and the last component. */
 int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, const char **ret_name);
+/* The child of @parent named @name, or NULL (the child index). */
+Cgroup *cg_child_find(const Hierarchy *h, const Cgroup *parent, const char *name);
 
 /* Whether @name is the name of some interface file (a child so named can block a file). */
 bool cg_name_is_knob(const char *name);
