@@ -197,6 +197,24 @@ static int make_cgroups(Planner *p) {
                         continue;
                 }
 
+                /*
+                 * Items are in pre-order, so the parent is usually there already: one mkdir, not a
+                 * lookup of every prefix. Any failure is left to the walk below, which makes
+                 * missing parents and names the prefix that fails (a failed mkdir changes nothing).
+                 */
+                Cgroup *made;
+                r = hierarchy_mkdir(p->h, it->path, &made, &reason);
+                if (r >= 0) {
+                        r = emit(p, PLAN_OP_MKDIR, it->path, NULL, NULL, NULL, it->desired);
+                        if (r < 0)
+                                return r;
+                        it->cgroup = made;
+                        continue;
+                }
+                if (r == -ENOMEM)
+                        return r;
+                reason = REASON_NONE;
+
                 /* missing parents are made too: a new cgroup changes no one's settings */
                 _cleanup_free_ char *prefix = strdup(it->path);
                 if (!prefix)
