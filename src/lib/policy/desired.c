@@ -18,8 +18,17 @@ void desired_set_done(DesiredSet *s) {
         *s = (DesiredSet) {};
 }
 
+/* Room for element @n + 1 of an array that only this grows, from empty: 16, then doubling, not a realloc()
+ * an element. NULL: out of memory. */
+static void *grow_for_one(void *v, size_t n, size_t size) {
+        if (n != 0 && (n < 16 || (n & (n - 1)) != 0))
+                return v;
+        return reallocarray(v, n ? n * 2 : 16, size);
+}
+
+/* desired_add() and desired_own() fill sets that desired_from_config() and state_file_load() start empty */
 static DesiredCgroup *desired_add(DesiredSet *s) {
-        DesiredCgroup *n = realloc(s->items, (s->n + 1) * sizeof(DesiredCgroup));
+        DesiredCgroup *n = grow_for_one(s->items, s->n, sizeof(DesiredCgroup));
         if (!n)
                 return NULL;
         s->items = n;
@@ -32,7 +41,7 @@ static const char *desired_own(DesiredSet *s, char *str) {
 
         if (!str)
                 return NULL;
-        n = realloc(s->strings, (s->n_strings + 1) * sizeof(char *));
+        n = grow_for_one(s->strings, s->n_strings, sizeof(char *));
         if (!n) {
                 free(str);
                 return NULL;
@@ -160,13 +169,20 @@ int state_file_save(const char *dir, const DesiredSet *s) {
 }
 
 int desired_tokens_parse(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {
-        _cleanup_free_ char *copy = strdup(value);
-        char *save = NULL;
+        /* cut in place, not strdup() and strtok_r() (twice a line of the applied state); empty tokens are
+         * skipped as strtok_r() skipped them */
+        for (const char *t = value, *end; *t; t = *end ? end + 1 : end) {
+                char name[64];
 
-        if (!copy)
-                return -ENOMEM;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                Controller x = controller_from_string(t + 1);
+                end = strchrnul(t, ',');
+                if (end == t)
+                        continue;
+                size_t n = (size_t) (end - t) - 1;
+                if (n >= sizeof(name))
+                        return -EBADMSG;        /* no controller has so long a name */
+                memcpy(name, t + 1, n);
+                name[n] = '\0';
+                Controller x = controller_from_string(name);
                 if (x < 0 || ((*plus | *hash | *minus) & CGMASK(x)))
                         return -EBADMSG;
                 if (t[0] == '+')
