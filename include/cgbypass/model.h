@@ -369,3 +369,7 @@ int hierarchy_check(const Hierarchy *h, char **reterr_msg);
  */
 int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
                      CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first);
+/* hierarchy_import(), and the cgroup in *@ret (a loader sets its limits next, without a walk of @path) */
+int hierarchy_import_cgroup(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
+                            CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first,
+                            Cgroup **ret);

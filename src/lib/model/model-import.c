@@ -9,6 +9,13 @@
 
 int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
                      CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first) {
+        return hierarchy_import_cgroup(h, path, threaded, subtree_control, subtree_bypass, enable_ss_mask,
+                                       nr_procs, ret_first, NULL);
+}
+
+int hierarchy_import_cgroup(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
+                            CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first,
+                            Cgroup **ret) {
         Cgroup *c;
         int r;
 
@@ -64,5 +71,7 @@ int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtr
                         c->nr_procs++;
                 p->cgroup = c;
         }
+        if (ret)
+                *ret = c;
         return 0;
 }
