@@ -307,7 +307,9 @@ unsigned cgroup_nr_procs(const Cgroup *c);        /* processes directly in @c */
  * cgroup without children, where they matter only to a mkdir below it.
  */
 bool cgroup_limits_unread(const Cgroup *c);
-void cgroup_set_limits_unread(Cgroup *c, bool unread);
+void cgroup_set_limits_unread(Hierarchy *h, Cgroup *c, bool unread);
+/* false: no cgroup of @h (or of what it was cloned from) was ever set unread, so none is (a walk saved) */
+bool hierarchy_limits_maybe_unread(const Hierarchy *h);
 
 /**
  * hierarchy_effective_tree() - a controller's effective hierarchy as text

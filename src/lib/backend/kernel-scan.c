@@ -665,7 +665,7 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
                                            kc->path, strerror(-r));
                 r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
                 if (r >= 0)
-                        cgroup_set_limits_unread(c, kc->limits_unread);
+                        cgroup_set_limits_unread(h, c, kc->limits_unread);
                 if (r < 0)
                         return backend_msg(reterr_msg, r, "Failed to set the limits of '%s' in the model: %s",
                                            kc->path, strerror(-r));
@@ -778,7 +778,7 @@ static int import_one(Hierarchy *h, const KernelCgroup *kc, CgMask sc, CgMask sb
         if (r >= 0)
                 r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
         if (r >= 0)
-                cgroup_set_limits_unread(c, kc->limits_unread);
+                cgroup_set_limits_unread(h, c, kc->limits_unread);
         return r;
 }
 
@@ -911,11 +911,11 @@ static int load_limits(Backend *b, Hierarchy *kernel, Cgroup *c) {
                 Cgroup *k;
                 if (hierarchy_lookup(kernel, rel, &k) >= 0) {
                         r = state_apply_limits(kernel, k, depth, descendants);
-                        cgroup_set_limits_unread(k, false);
+                        cgroup_set_limits_unread(kernel, k, false);
                 }
         }
         if (r >= 0)
-                cgroup_set_limits_unread(c, false);
+                cgroup_set_limits_unread(b->model, c, false);
         return r;
 }
 
@@ -925,8 +925,8 @@ int backend_load_limits_above(Backend *b, const char *path) {
         Cgroup *parent;
         int r, n = 0;
 
-        if (b->type == BACKEND_SIM)
-                return 0;
+        if (b->type == BACKEND_SIM || !hierarchy_limits_maybe_unread(b->model))
+                return 0;       /* nothing unread: no path to look up (every mkdir of a cold apply) */
         if (b->vtable->kernel_view) {
                 const Hierarchy *view = b->vtable->kernel_view(b);
                 kernel = view == b->model ? NULL : (Hierarchy *) view;

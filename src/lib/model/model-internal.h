@@ -72,6 +72,9 @@ struct Hierarchy {
         /* children named like an interface file (mkdir before the file appeared) */
         size_t n_knob_named;
 
+        /* some cgroup was set limits_unread (never cleared): without it, a mkdir has no limits to read */
+        bool limits_maybe_unread;
+
         Proc *procs;            /* indexed by ProcId - 1 */
         size_t n_procs;
         size_t n_alive;

@@ -264,6 +264,7 @@ int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
         if (!n->buckets)
                 return -ENOMEM;
 
+        n->limits_maybe_unread = h->limits_maybe_unread;
         h->root->clone = n->root;
         for (Cgroup *c = h->root; c; c = cgroup_next_descendant_pre(c, h->root)) {
                 r = c == h->root ? cgroup_copy_state(n->root, c) : cgroup_clone_under(n, c);
@@ -562,6 +563,12 @@ bool cgroup_limits_unread(const Cgroup *c) {
         return c->limits_unread;
 }
 
-void cgroup_set_limits_unread(Cgroup *c, bool unread) {
+void cgroup_set_limits_unread(Hierarchy *h, Cgroup *c, bool unread) {
         c->limits_unread = unread;
+        if (unread)
+                h->limits_maybe_unread = true;
+}
+
+bool hierarchy_limits_maybe_unread(const Hierarchy *h) {
+        return h->limits_maybe_unread;
 }
