@@ -29,3 +29,8 @@ typedef struct CfType {
 
 /* terminated by an entry whose name is NULL */
 extern const CfType cftype_table[];
+
+/* The first entry named @name (table order), or NULL; then the next entry of the same name, or NULL.
+ * A hash lookup: use these rather than a scan of cftype_table[]. */
+const CfType *cftype_lookup(const char *name);
+const CfType *cftype_lookup_next(const CfType *t);

@@ -48,6 +48,11 @@ int cgpath_verify(const char *path, CgpathFlags flags, const char **reterr_why);
  */
 bool cgpath_name_is_valid(const char *name, size_t n);
 
+/* cgpath_name_is_valid() of a component already cut at '/' (it holds none): inline, for path walks */
+static inline bool cgpath_cut_name_is_valid(const char *name, size_t n) {
+        return n > 0 && !(n == 1 && name[0] == '.') && !(n == 2 && name[0] == '.' && name[1] == '.');
+}
+
 /**
  * cgpath_relative() - the relative spelling of @path
  * @path: either spelling; "" is the root

@@ -28,10 +28,12 @@ int file_write_atomic(const char *dir, const char *name, const char *text);
  * file_write_atomic_changed_at() - file_write_atomic_at() unless @name
  * already holds exactly @text (return 0 without writing)
  *
- * For records of state a kernel keeps in memory (cgroupfs), rewritten after
- * every apply: an apply that changed nothing pays one read instead of two
- * flushes. The bytes found were made durable by the write that put them
- * there, up to the crash window of that write's own directory fsync.
+ * For records rewritten after every apply (state a kernel keeps in memory,
+ * the applied configuration, the client changes' snapshot): an apply that
+ * changed nothing pays one read instead of two flushes. The bytes found were
+ * made durable by the write that put them there, up to the crash window of
+ * that write's own directory fsync. A ".NAME.tmp" that a writer killed
+ * before its rename left is removed either way, as a write removes it.
  */
 int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text);
 int file_write_atomic_changed(const char *dir, const char *name, const char *text);

@@ -307,7 +307,9 @@ unsigned cgroup_nr_procs(const Cgroup *c);        /* processes directly in @c */
  * cgroup without children, where they matter only to a mkdir below it.
  */
 bool cgroup_limits_unread(const Cgroup *c);
-void cgroup_set_limits_unread(Cgroup *c, bool unread);
+void cgroup_set_limits_unread(Hierarchy *h, Cgroup *c, bool unread);
+/* false: no cgroup of @h (or of what it was cloned from) was ever set unread, so none is (a walk saved) */
+bool hierarchy_limits_maybe_unread(const Hierarchy *h);
 
 /**
  * hierarchy_effective_tree() - a controller's effective hierarchy as text
@@ -369,3 +371,7 @@ int hierarchy_check(const Hierarchy *h, char **reterr_msg);
  */
 int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
                      CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first);
+/* hierarchy_import(), and the cgroup in *@ret (a loader sets its limits next, without a walk of @path) */
+int hierarchy_import_cgroup(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
+                            CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first,
+                            Cgroup **ret);

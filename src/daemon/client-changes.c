@@ -243,7 +243,9 @@ int client_changes_save_seq(const char *dir, const ClientChanges *c, uint64_t se
         }
         if (strbuf_steal(&b, &text) < 0)
                 return -ENOMEM;
-        return file_write_atomic(dir, CLIENT_CHANGES_FILE_NAME, text);
+        /* the same text (same seq: every journal record is dead either way) is not flushed again: an apply
+         * that changed nothing saves after every run */
+        return file_write_atomic_changed(dir, CLIENT_CHANGES_FILE_NAME, text);
 }
 
 int client_changes_save(const char *dir, const ClientChanges *c) {

@@ -296,9 +296,26 @@ START_TEST(test_cross_file_rules) {
 }
 END_TEST
 
+/* value files in the interface table (found by its hash) and outside it (this kernel has no swap) alike */
+START_TEST(test_value_types_by_name) {
+        ck_assert(cfvalue_known("memory.max"));
+        ck_assert_str_eq(cfvalue_default("memory.max"), "max\n");
+        ck_assert_str_eq(cfvalue_default("cpu.weight"), "100\n");
+        ck_assert(cfvalue_known("memory.swap.max"));
+        ck_assert_str_eq(cfvalue_default("memory.swap.max"), "max\n");
+        ck_assert(cfvalue_known("hugetlb.1GB.max"));
+        ck_assert_ptr_nonnull(cfvalue_syntax("hugetlb.2MB.max"));
+        ck_assert(!cfvalue_known("cgroup.procs"));      /* an interface file, not a value file */
+        ck_assert_ptr_null(cfvalue_default("cgroup.procs"));
+        ck_assert(!cfvalue_known("memory.nope"));
+        ck_assert(!cfvalue_known(""));
+}
+END_TEST
+
 int main(void) {
         return check_run(CHECK_SUITE_TABLE("config-values", "values", NULL, NULL, { test_refusals },
                                            { test_good_values }, { test_kernel_syntax, ELEMENTSOF(writes) },
                                            { test_check_leaves_devices_to_the_kernel }, { test_in_sync_and_undo },
-                                           { test_linked_share }, { test_cross_file_rules }));
+                                           { test_linked_share }, { test_cross_file_rules },
+                                           { test_value_types_by_name }));
 }

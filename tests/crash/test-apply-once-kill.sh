@@ -90,6 +90,16 @@ apply "$work/b.conf" && snapshot | cmp -s - "$work/want-b" &&
 	ok "uninterrupted: fresh -> a ($(grep -c ' d ' "$work/want-a") directories), a -> b; a second run gives the same bytes" ||
 	not_ok "two uninterrupted runs differ" "$(snapshot | diff - "$work/want-b")"
 
+# A save's regions of sim.state.journal hold their cgroups as they are now, so a child's may need its
+# parent's: a kill between two appends left a journal the model refused. One write(2) per save.
+reset_to fresh
+ASAN_OPTIONS=$traced_asan strace -f -qq -y -e trace=write -o "$work/writes" \
+	"$daemon" --config "$work/a.conf" --config-dir "$work/none" --backend sim \
+	--cgroup-root "$root" --state-directory "$state" --apply-once >/dev/null 2>&1
+n=$(grep -c 'sim\.state\.journal>' "$work/writes")
+[ "$n" -eq 1 ] && ok "fresh -> a: its one save appends its journal regions in one write" ||
+	not_ok "fresh -> a: $n writes to sim.state.journal, not one"
+
 kinds=(mkdirat openat openat2 write fchmod renameat unlinkat fchownat fsync getdents64)
 kills=0
 double=0

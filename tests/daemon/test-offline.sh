@@ -89,8 +89,15 @@ tmps=("$work"/state/.*.tmp)
 
 plan=$(run "$data/doc-example.conf" --plan 2>&1)
 [ -z "$plan" ] && ok "in sync: --plan prints nothing" || not_ok "in sync plan" "$plan"
+inodes() { (cd "$work/state" && stat -c '%n %i' applied-state client-changes 2>&1); }
+before=$(inodes)
+: >"$work/state/.client-changes.tmp"     # what a writer killed before its rename leaves
 out=$(run "$data/doc-example.conf" --apply-once 2>&1)
 [ $? -eq 0 ] && [[ $out == *"0 operation(s)"* ]] && ok "re-apply makes zero writes" || not_ok "re-apply" "$out"
+# the state files hold the same text: not written again (a write renames a new inode over them)
+[ "$(inodes)" = "$before" ] && [ ! -e "$work/state/.client-changes.tmp" ] &&
+	ok "re-apply with nothing to change rewrites no state file, and removes a stale temporary" ||
+	not_ok "state files rewritten by a re-apply" "$before / $(inodes) $(ls -a "$work/state")"
 
 # beside a running daemon (it holds the state directory's lock): the read-only
 # modes work, --apply-once is refused with a reason and changes nothing

@@ -5,6 +5,7 @@
  * with the same modes: the capture binds cftype-table.c. The stock kernel
  * differs only in cgroup.controllers (no write handler: -r--r--r--).
  */
+#include "cgbypass/cftype.h"
 #include "model-test.h"
 
 static const char *const dirs[] = { ".", "child", "child/grandchild" };
@@ -82,10 +83,35 @@ START_TEST(test_files_list) {
 }
 END_TEST
 
+/* cftype_lookup() (a hash) finds what a scan of the table finds, entries of one name in table order */
+START_TEST(test_lookup) {
+        static const char *const misses[] = { "", "n0", "cpu", "cgroup", "cgroup.procs2", "cpu.weight.", "x.slice",
+                                              "memory.swap.max", "cgroup.pressure" };
+
+        for (const CfType *t = cftype_table; t->name; t++) {
+                const CfType *want = NULL, *got = cftype_lookup(t->name);
+                for (const CfType *u = cftype_table; u->name; u++) {
+                        if (!streq(u->name, t->name))
+                                continue;
+                        if (!want)
+                                want = u;
+                        ck_assert_msg(got == u, "%s: entry %td, lookup gives %td", t->name, u - cftype_table,
+                                      got ? got - cftype_table : -1);
+                        got = cftype_lookup_next(got);
+                }
+                ck_assert_ptr_null(got);
+                ck_assert_ptr_eq(cftype_lookup(t->name), want);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(misses); i++)
+                ck_assert_msg(!cftype_lookup(misses[i]), "'%s' found", misses[i]);
+}
+END_TEST
+
 static Suite *files_list_suite(void) {
         Suite *s = suite_create("model-files-list");
 
         CHECK_TCASE(s, "capture", NULL, NULL, { test_files_list, 2 });
+        CHECK_TCASE(s, "lookup", NULL, NULL, { test_lookup, 1 });
         return s;
 }
 

@@ -632,6 +632,31 @@ END_TEST
  * the masks and returns the error (cgroup.c:3519-3522); the model did not
  * see the collision at first.
  */
+/* hierarchy_limits_maybe_unread(): set with the first unread cgroup, kept by clones, never cleared */
+START_TEST(test_limits_maybe_unread) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = hnew(RULES_BYPASS, VM);
+        _cleanup_(hierarchy_freep) Hierarchy *c1 = NULL, *c2 = NULL, *c3 = NULL;
+
+        MKDIR(h, "a");
+        ck_assert(!hierarchy_limits_maybe_unread(h));
+        cgroup_set_limits_unread(h, cg(h, "a"), false);
+        ck_assert(!hierarchy_limits_maybe_unread(h));
+        ck_assert_int_eq(hierarchy_clone(h, &c1), 0);
+        ck_assert(!hierarchy_limits_maybe_unread(c1));
+
+        cgroup_set_limits_unread(h, cg(h, "a"), true);
+        ck_assert(hierarchy_limits_maybe_unread(h));
+        ck_assert_int_eq(hierarchy_clone(h, &c2), 0);
+        ck_assert(hierarchy_limits_maybe_unread(c2));
+        ck_assert(cgroup_limits_unread(cg(c2, "a")));
+        ck_assert_int_eq(hierarchy_clone_scope(h, cg(h, "a"), &c3), 0);
+        ck_assert(hierarchy_limits_maybe_unread(c3));
+
+        cgroup_set_limits_unread(h, cg(h, "a"), false);
+        ck_assert(hierarchy_limits_maybe_unread(h));    /* a hint: "maybe" */
+}
+END_TEST
+
 START_TEST(test_enable_collides_with_directory) {
         _cleanup_(hierarchy_freep) Hierarchy *h = hnew(both_rules[_i], VM);
 
@@ -650,7 +675,7 @@ static Suite *tree_suite(void) {
                     { test_mkdir_file_names_that_do_not_exist_here, 2 }, { test_rmdir, 2 });
         CHECK_TCASE(s, "limits", NULL, NULL, { test_limit_parse, 2 * ELEMENTSOF(limit_cases) },
                     { test_limit_defaults_and_empty_write, 2 }, { test_limit_depth, 2 }, { test_limit_descendants, 2 });
-        CHECK_TCASE(s, "paths", NULL, NULL, { test_paths, 2 }, { test_clone, 2 });
+        CHECK_TCASE(s, "paths", NULL, NULL, { test_paths, 2 }, { test_clone, 2 }, { test_limits_maybe_unread });
         CHECK_TCASE(s, "effective", NULL, NULL, { test_doc_example_effective_tree }, { test_doc_example_files });
         CHECK_TCASE(s, "files", NULL, NULL, { test_core_files, 2 }, { test_debug_files_need_debug, 2 },
                     { test_cpu_weight_follows_cpu, 2 }, { test_memory_max_follows_memory, 2 },

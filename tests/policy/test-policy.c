@@ -5,6 +5,7 @@
 #include "../check-run.h"
 #include "policy-test.h"
 #include "cgbypass/cgpath.h"
+#include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
 
 #define CPU CGMASK(CONTROLLER_CPU)
@@ -421,12 +422,42 @@ START_TEST(test_plan_may_add_files) {
 }
 END_TEST
 
+/* the applied state's token lists: what desired_tokens_append() writes, and what it never writes */
+START_TEST(test_tokens_parse) {
+        static const struct {
+                const char *s;
+                bool minus;
+                int r;
+                CgMask plus, hash, minus_mask;
+        } rows[] = {
+                { "", true, 0, 0, 0, 0 },
+                { "+cpu,#io,-memory", true, 0, CGMASK(CONTROLLER_CPU), CGMASK(CONTROLLER_IO), CGMASK(CONTROLLER_MEMORY) },
+                { ",+cpu,,#io,", false, 0, CGMASK(CONTROLLER_CPU), CGMASK(CONTROLLER_IO), 0 },  /* empty tokens skipped */
+                { "-memory", false, -EBADMSG, 0, 0, 0 },
+                { "cpu", true, -EBADMSG, 0, 0, 0 },
+                { "+", true, -EBADMSG, 0, 0, 0 },
+                { "+nope", true, -EBADMSG, 0, 0, 0 },
+                { "+cpu,#cpu", true, -EBADMSG, 0, 0, 0 },
+                { "+cpuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu", true, -EBADMSG, 0, 0, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                CgMask plus = 0, hash = 0, minus = 0;
+                int r = desired_tokens_parse(rows[i].s, rows[i].minus, &plus, &hash, &minus);
+                ck_assert_msg(r == rows[i].r, "'%s': %d", rows[i].s, r);
+                if (r == 0)
+                        ck_assert_msg(plus == rows[i].plus && hash == rows[i].hash && minus == rows[i].minus_mask,
+                                      "'%s': masks", rows[i].s);
+        }
+}
+END_TEST
+
 static Suite *policy_suite(void) {
         return CHECK_SUITE("policy", "plan", setup, teardown, test_doc_example_from_scratch,
                            test_in_sync_plan_is_empty, test_switch_bypass_to_enable_rebuilds_below,
                            test_unmanaged_user_blocks_change, test_refusals_name_reason_and_line,
                            test_bad_descriptions, test_undo_restores_each_step, test_drift, test_random_plans,
-                           test_plan_may_add_files);
+                           test_plan_may_add_files, test_tokens_parse);
 }
 
 int main(void) {

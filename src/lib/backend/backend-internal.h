@@ -127,11 +127,15 @@ int state_from_region(const Hierarchy *h, const Cgroup *top, bool subtree, bool 
 /*
  * The journal of a state file (sim): regions appended as things change, so
  * that a save costs what changed; replayed over the state file at load.
- * Appending @records (NULL or none: the region is gone) costs one write(2),
- * no fsync. Replay: 0 also when there is no journal; @ret_bytes its size.
+ * Appending @n regions (records NULL or none: the region is gone) costs one
+ * write(2), no fsync. Replay: 0 also when there is no journal; @ret_bytes its size.
  */
-int state_journal_append(int state_fd, const char *name, const char *path, bool subtree, const BackendState *records,
-                         size_t *ret_bytes);
+typedef struct StateRegion {
+        const char *path;
+        bool subtree;
+        const BackendState *records;
+} StateRegion;
+int state_journal_append(int state_fd, const char *name, const StateRegion *regions, size_t n, size_t *ret_bytes);
 int state_journal_replay(int state_fd, const char *state_dir, const char *name, BackendState *s, size_t *ret_bytes,
                          char **reterr_msg);
 

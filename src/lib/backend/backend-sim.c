@@ -360,12 +360,7 @@ static int apply_render(Backend *b, const Render *old, const Render *new) {
 /* ---- rendering the whole tree at open and refresh ---- */
 
 static bool is_cgroup_file_name(const char *name) {
-        if (cgfs_is_tmp_name(name))
-                return true;
-        for (const CfType *t = cftype_table; t->name; t++)
-                if (streq(t->name, name))
-                        return true;
-        return false;
+        return cgfs_is_tmp_name(name) || cftype_lookup(name);
 }
 
 /* Only what a sim could have left behind is removed: cgroup-like files and directories of them. */
@@ -637,19 +632,28 @@ static int sim_save(Backend *b) {
 
         if (s->all || s->state_bytes == 0)
                 return sim_save_all(b);
+        /* every region in one append (state_journal_append()) */
+        BackendState *states = calloc(s->n_dirty ?: 1, sizeof(BackendState));
+        StateRegion *regions = calloc(s->n_dirty ?: 1, sizeof(StateRegion));
+        size_t bytes = 0;
+
+        if (!states || !regions)
+                r = -ENOMEM;
         for (size_t i = 0; i < s->n_dirty && r >= 0; i++) {
-                BackendState region = {};
                 Cgroup *c;
-                size_t bytes = 0;
 
                 if (hierarchy_lookup(b->model, s->dirty[i].path, &c) >= 0)
-                        r = state_from_region(b->model, c, s->dirty[i].subtree, false, &region);
-                if (r >= 0)
-                        r = state_journal_append(b->state_fd, SIM_JOURNAL, s->dirty[i].path, s->dirty[i].subtree,
-                                                 &region, &bytes);
-                state_done(&region);
-                s->journal_bytes += bytes;
+                        r = state_from_region(b->model, c, s->dirty[i].subtree, false, &states[i]);
+                regions[i] = (StateRegion) { .path = s->dirty[i].path, .subtree = s->dirty[i].subtree,
+                                             .records = &states[i] };
         }
+        if (r >= 0 && s->n_dirty > 0)
+                r = state_journal_append(b->state_fd, SIM_JOURNAL, regions, s->n_dirty, &bytes);
+        s->journal_bytes += bytes;
+        for (size_t i = 0; states && i < s->n_dirty; i++)
+                state_done(&states[i]);
+        free(states);
+        free(regions);
         if (r < 0)
                 return sim_save_all(b); /* a torn region is ignored at load; the whole state replaces it */
         sim_forget_dirty(s);

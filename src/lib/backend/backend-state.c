@@ -401,20 +401,26 @@ int state_apply_limits(Hierarchy *h, Cgroup *c, int max_depth, int max_descendan
  * over one written later (a crash between writing the compacted state and
  * removing the journal), gives the same result. A region without its "end"
  * (torn by a crash while appending) is ignored.
+ *
+ * The regions of one save go in one write(2): each holds its cgroups as they
+ * are now, so a child's region may need its parent's (a controller the
+ * parent enables only now), and a process killed between two appends left a
+ * journal the model could not load.
  */
-int state_journal_append(int state_fd, const char *name, const char *path, bool subtree, const BackendState *records,
-                         size_t *ret_bytes) {
+int state_journal_append(int state_fd, const char *name, const StateRegion *regions, size_t n, size_t *ret_bytes) {
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -1;
         StrBuf b = STRBUF_INIT;
         int r;
 
-        strbuf_printf(&b, "region subtree=%d path=%s\n", subtree, path);
-        if (records && format_cgroups(&b, records) < 0) {
-                strbuf_done(&b);
-                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                strbuf_printf(&b, "region subtree=%d path=%s\n", regions[i].subtree, regions[i].path);
+                if (regions[i].records && format_cgroups(&b, regions[i].records) < 0) {
+                        strbuf_done(&b);
+                        return -ENOMEM;
+                }
+                strbuf_append(&b, "end\n");
         }
-        strbuf_printf(&b, "end\n");
         r = strbuf_steal(&b, &text);
         if (r < 0)
                 return r;
@@ -425,9 +431,9 @@ int state_journal_append(int state_fd, const char *name, const char *path, bool 
         if (end < 0)
                 return -errno;
         size_t len = strlen(text);
-        ssize_t n = write(fd, text, len);
-        if (n < 0 || (size_t) n != len) {
-                r = n < 0 ? -errno : -ENOSPC;
+        ssize_t k = write(fd, text, len);
+        if (k < 0 || (size_t) k != len) {
+                r = k < 0 ? -errno : -ENOSPC;
                 /* a region cut short (a full disk) goes, or the next one would be read as its rest */
                 (void) ftruncate(fd, end);
                 return r;

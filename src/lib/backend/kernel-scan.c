@@ -624,8 +624,12 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
                        const CgMask *subtree_bypass, const CgMask *enable_ss_mask,
                        bool verify, char **reterr_msg) {
         _cleanup_free_ char *msg = NULL;
+        /* each scanned cgroup's model cgroup, for the verification: no second walk of its path */
+        _cleanup_free_ Cgroup **at = calloc(s->n ?: 1, sizeof(Cgroup *));
         int r;
 
+        if (!at)
+                return -ENOMEM;
         for (size_t i = 0; i < s->n; i++) {
                 const KernelCgroup *kc = &s->cgroups[i];
                 CgMask sc, sb, en;
@@ -646,7 +650,7 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
                         en = kc->controllers & parent_sb;
                 }
 
-                r = hierarchy_import(h, kc->path, kc->threaded, sc, sb, en, kc->nr_procs, NULL);
+                r = hierarchy_import_cgroup(h, kc->path, kc->threaded, sc, sb, en, kc->nr_procs, NULL, &c);
                 if (r == -EUCLEAN) {
                         _cleanup_free_ char *m = backend_masks_to_string(sc, sb);
                         _cleanup_free_ char *e = backend_masks_to_string(en, 0);
@@ -659,14 +663,13 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
                 if (r < 0)
                         return backend_msg(reterr_msg, r, "Failed to load the cgroup '%s' into the model: %s",
                                            kc->path, strerror(-r));
-                r = hierarchy_lookup(h, kc->path, &c);
+                r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
                 if (r >= 0)
-                        r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
-                if (r >= 0)
-                        cgroup_set_limits_unread(c, kc->limits_unread);
+                        cgroup_set_limits_unread(h, c, kc->limits_unread);
                 if (r < 0)
                         return backend_msg(reterr_msg, r, "Failed to set the limits of '%s' in the model: %s",
                                            kc->path, strerror(-r));
+                at[i] = c;
         }
 
         r = hierarchy_check(h, &msg);
@@ -682,9 +685,7 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
 
                 if (kc->gone || (i == 0 && !s->mount_root))
                         continue;
-                r = hierarchy_lookup(h, kc->path, &c);
-                if (r < 0)
-                        return r;
+                c = at[i];
                 CgMask mc = cgroup_get_controllers(h, c), mb = cgroup_get_bypassed(h, c);
                 if (mc != kc->controllers || mb != kc->bypassed) {
                         found = backend_masks_to_string(kc->controllers, kc->bypassed);
@@ -773,13 +774,11 @@ static int import_one(Hierarchy *h, const KernelCgroup *kc, CgMask sc, CgMask sb
         Cgroup *c;
         int r;
 
-        r = hierarchy_import(h, kc->path, kc->threaded, sc, sb, en, kc->nr_procs, NULL);
-        if (r >= 0)
-                r = hierarchy_lookup(h, kc->path, &c);
+        r = hierarchy_import_cgroup(h, kc->path, kc->threaded, sc, sb, en, kc->nr_procs, NULL, &c);
         if (r >= 0)
                 r = state_apply_limits(h, c, kc->max_depth, kc->max_descendants);
         if (r >= 0)
-                cgroup_set_limits_unread(c, kc->limits_unread);
+                cgroup_set_limits_unread(h, c, kc->limits_unread);
         return r;
 }
 
@@ -912,11 +911,11 @@ static int load_limits(Backend *b, Hierarchy *kernel, Cgroup *c) {
                 Cgroup *k;
                 if (hierarchy_lookup(kernel, rel, &k) >= 0) {
                         r = state_apply_limits(kernel, k, depth, descendants);
-                        cgroup_set_limits_unread(k, false);
+                        cgroup_set_limits_unread(kernel, k, false);
                 }
         }
         if (r >= 0)
-                cgroup_set_limits_unread(c, false);
+                cgroup_set_limits_unread(b->model, c, false);
         return r;
 }
 
@@ -926,8 +925,8 @@ int backend_load_limits_above(Backend *b, const char *path) {
         Cgroup *parent;
         int r, n = 0;
 
-        if (b->type == BACKEND_SIM)
-                return 0;
+        if (b->type == BACKEND_SIM || !hierarchy_limits_maybe_unread(b->model))
+                return 0;       /* nothing unread: no path to look up (every mkdir of a cold apply) */
         if (b->vtable->kernel_view) {
                 const Hierarchy *view = b->vtable->kernel_view(b);
                 kernel = view == b->model ? NULL : (Hierarchy *) view;

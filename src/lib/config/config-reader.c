@@ -84,7 +84,8 @@ static int parser_read_line(Parser *p, size_t *ret_len, bool *ret_nul) {
         bool nul = false, eol = false;
         int ch, last = EOF;
 
-        while ((ch = getc(p->f)) != EOF) {
+        /* the stream is this parser's alone: no lock a byte */
+        while ((ch = getc_unlocked(p->f)) != EOF) {
                 if (ch == '\n') {
                         eol = true;
                         break;
@@ -166,7 +167,10 @@ char *parser_reader(char *str, int num, void *stream) {
                 }
         }
 
-        /* fits: strlen(feed) <= max */
-        (void) snprintf(str, (size_t) num, "%s\n", feed);
+        /* fits: strlen(feed) <= max; a copy, not snprintf(): this runs for every line */
+        size_t n = strlen(feed);
+        memcpy(str, feed, n);
+        str[n] = '\n';
+        str[n + 1] = '\0';
         return str;
 }

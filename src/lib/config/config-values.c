@@ -9,13 +9,6 @@
 #include "cgbypass/cfvalue.h"
 #include "config-internal.h"
 
-static const CfType *cftype_find(const char *file) {
-        for (const CfType *t = cftype_table; t->name; t++)
-                if (streq(t->name, file))
-                        return t;
-        return NULL;
-}
-
 /* @fmt has one %s, for the quoted file name */
 static int value_error(const Config *c, ConfigErrors *errs, const ConfigLocation *loc, const char *fmt,
                        const char *file) {
@@ -28,7 +21,7 @@ static int value_error(const Config *c, ConfigErrors *errs, const ConfigLocation
 
 int config_parse_value(const Config *c, ConfigErrors *errs, const ConfigLocation *loc,
                        const char *file, const char *value, CgroupSpec *cg) {
-        const CfType *t = cftype_find(file);
+        const CfType *t = cftype_lookup(file);
         const char *why = NULL;
         int r;
 

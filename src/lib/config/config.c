@@ -544,6 +544,14 @@ void parser_header(Parser *p, char *s) {
 
         size_t len = (size_t) (end - (s + 1));
         *end = '\0';
+        for (size_t i = 0; i < ELEMENTSOF(section_info); i++)
+                if (len <= INI_SECTION_NAME_MAX && streq(section_info[i].name, s + 1))
+                        info = &section_info[i];
+        if (info) {
+                parser_start_section(p, info);
+                return;
+        }
+        /* quoted only for the message: every header of a good file ends above */
         _cleanup_free_ char *name = config_quote(s + 1);
         if (!name) {
                 p->r = -ENOMEM;
@@ -554,15 +562,7 @@ void parser_header(Parser *p, char *s) {
                              "use [daemon], [cgroup] or [delegate]", name, INI_SECTION_NAME_MAX);
                 return;
         }
-        for (size_t i = 0; i < ELEMENTSOF(section_info); i++)
-                if (streq(section_info[i].name, s + 1))
-                        info = &section_info[i];
-        if (!info) {
-                parser_error(p, "unknown section [%s]; known sections are [daemon], [cgroup] and "
-                             "[delegate]", name);
-                return;
-        }
-        parser_start_section(p, info);
+        parser_error(p, "unknown section [%s]; known sections are [daemon], [cgroup] and [delegate]", name);
 }
 
 
@@ -586,6 +586,14 @@ static void *parser_section_base(Parser *p) {
 }
 
 /* inih's ini_handler: one "key = value" line. @section is unused: the reader tracks sections. */
+/* @name quoted for a message; made only when there is one to give, not for every line */
+static bool quote_key(Parser *p, const char *name, char **ret) {
+        *ret = config_quote(name);
+        if (!*ret)
+                p->r = -ENOMEM;
+        return *ret;
+}
+
 static int parser_handler(void *user, const char *section, const char *name, const char *value) {
         Parser *p = user;
         _cleanup_free_ char *qname = NULL;
@@ -593,16 +601,13 @@ static int parser_handler(void *user, const char *section, const char *name, con
         (void) section;
         if (p->r < 0 || p->kind == SECTION_IGNORED)
                 return 1;
-        qname = config_quote(name);
-        if (!qname) {
-                p->r = -ENOMEM;
-                return 1;
-        }
         if (!*name) {
                 parser_reject(p, "missing key name before '='");
                 return 1;
         }
         if (p->kind == SECTION_NONE) {
+                if (!quote_key(p, name, &qname))
+                        return 1;
                 parser_error(p, "key '%s' is outside any section; put it under [daemon], [cgroup] or "
                              "[delegate]", qname);
                 return 1;
@@ -615,6 +620,8 @@ static int parser_handler(void *user, const char *section, const char *name, con
                 CgroupSpec *cg = parser_section_base(p);
                 for (size_t i = 0; i < cg->n_values; i++)
                         if (streq(cg->values[i].file, name)) {
+                                if (!quote_key(p, name, &qname))
+                                        return 1;
                                 parser_error(p, "duplicate key '%s' in [%s] (first set at line %u); keep one",
                                              qname, p->section->name, cg->values[i].loc.line);
                                 return 1;
@@ -623,6 +630,8 @@ static int parser_handler(void *user, const char *section, const char *name, con
                 return 1;
         }
         if (!k) {
+                if (!quote_key(p, name, &qname))
+                        return 1;
                 _cleanup_free_ char *known = keys_text(p->kind);
                 if (!known)
                         p->r = -ENOMEM;
@@ -635,6 +644,8 @@ static int parser_handler(void *user, const char *section, const char *name, con
         }
         size_t i = (size_t) (k - key_table);
         if (p->key_line[i] > 0) {
+                if (!quote_key(p, name, &qname))
+                        return 1;
                 parser_error(p, "duplicate key '%s' in [%s] (first set at line %u); keep one",
                              qname, p->section->name, p->key_line[i]);
                 return 1;

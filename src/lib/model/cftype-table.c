@@ -22,7 +22,10 @@
  * CFT_WRITABLE: the cftype has .write/.write_u64/.write_s64 (mode has S_IWUSR).
  * The fourth field is the model's write handler, for the core files it models.
  */
+#include <assert.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cgbypass/cftype.h"
 #include "cgbypass/controller.h"
@@ -121,3 +124,61 @@ const CfType cftype_table[] = {
 
         { NULL, 0, 0, NULL },
 };
+
+/*
+ * Name lookups: the model asks for a file by name at every path step that
+ * misses and every mkdir (is the name an interface file?), and the sim
+ * renders every file of every cgroup, so a scan of the table with strcmp()
+ * per entry was most of an apply's user time. An open-addressing hash of the
+ * names, built once (the scan's threads may be the first to ask), finds the
+ * first entry of a name; same_next chains the entries of one name in table
+ * order, so callers see them in the order the table gives.
+ */
+#define LOOKUP_SLOTS 256        /* a power of two, at least twice the table's size */
+
+static uint16_t slots[LOOKUP_SLOTS];    /* table index + 1; 0: empty */
+static uint16_t same_next[LOOKUP_SLOTS]; /* table index + 1 of the next entry of the same name; 0: none */
+static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
+
+static size_t name_hash(const char *name) {
+        uint32_t x = 2166136261u;
+
+        for (const unsigned char *p = (const unsigned char *) name; *p; p++)
+                x = (x ^ *p) * 16777619u;
+        return x & (LOOKUP_SLOTS - 1);
+}
+
+static void lookup_init(void) {
+        size_t n = 0;
+
+        while (cftype_table[n].name)
+                n++;
+        assert(n * 2 <= LOOKUP_SLOTS);
+        for (size_t i = 0; i < n; i++) {
+                size_t s = name_hash(cftype_table[i].name);
+                for (; slots[s]; s = (s + 1) & (LOOKUP_SLOTS - 1))
+                        if (streq(cftype_table[slots[s] - 1].name, cftype_table[i].name))
+                                break;
+                if (!slots[s]) {
+                        slots[s] = (uint16_t) (i + 1);
+                        continue;
+                }
+                size_t k = slots[s] - 1;        /* append to the chain of that name */
+                while (same_next[k])
+                        k = same_next[k] - 1;
+                same_next[k] = (uint16_t) (i + 1);
+        }
+}
+
+const CfType *cftype_lookup(const char *name) {
+        (void) pthread_once(&lookup_once, lookup_init);
+        for (size_t s = name_hash(name); slots[s]; s = (s + 1) & (LOOKUP_SLOTS - 1))
+                if (streq(cftype_table[slots[s] - 1].name, name))
+                        return &cftype_table[slots[s] - 1];
+        return NULL;
+}
+
+const CfType *cftype_lookup_next(const CfType *t) {
+        uint16_t k = same_next[t - cftype_table];
+        return k ? &cftype_table[k - 1] : NULL;
+}

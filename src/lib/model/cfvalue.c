@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
+#include <pthread.h>
 
+#include "cgbypass/cftype.h"
 #include "cgbypass/cfvalue.h"
 #include "cgbypass/macro.h"
 #include "cgbypass/parse.h"
@@ -103,11 +105,43 @@ static const char *const syntax_words[] = {
         [SYN_RDMA_MAX]  = "'DEVICE hca_handle=N hca_object=N', each N 'max' or a number",
 };
 
-static const CfValueType *type_of(const char *file) {
+static const CfValueType *type_of_scan(const char *file) {
         for (size_t i = 0; i < ELEMENTSOF(value_types); i++)
                 if (streq(value_types[i].name, file))
                         return &value_types[i];
         return NULL;
+}
+
+/*
+ * A value file that is an interface file of the table (all but the swap, zswap and 1 GB hugetlb ones,
+ * which this kernel config lacks) is found through its entry in cftype_table[] by cftype_lookup()'s
+ * hash, not a strcmp() scan of value_types[] (the sim asks for every file of every cgroup it
+ * renders); any other name is scanned for. Built once; a name twice in value_types[] keeps the scan.
+ */
+#define MAX_CFTYPES 128
+static uint8_t type_by_cftype[MAX_CFTYPES];     /* value_types index + 1; 0: not a value file */
+static bool by_cftype;
+static pthread_once_t by_cftype_once = PTHREAD_ONCE_INIT;
+
+static void by_cftype_init(void) {
+        for (size_t i = 0; i < ELEMENTSOF(value_types); i++) {
+                const CfType *t = cftype_lookup(value_types[i].name);
+                if (!t)
+                        continue;       /* not on this kernel: found by the scan */
+                if (t - cftype_table >= MAX_CFTYPES || type_by_cftype[t - cftype_table])
+                        return;
+                type_by_cftype[t - cftype_table] = (uint8_t) (i + 1);
+        }
+        by_cftype = true;
+}
+
+static const CfValueType *type_of(const char *file) {
+        (void) pthread_once(&by_cftype_once, by_cftype_init);
+        const CfType *t = by_cftype ? cftype_lookup(file) : NULL;
+        if (!t)
+                return type_of_scan(file);
+        size_t k = (size_t) (t - cftype_table);
+        return k < MAX_CFTYPES && type_by_cftype[k] ? &value_types[type_by_cftype[k] - 1] : NULL;
 }
 
 bool cfvalue_known(const char *file) {

@@ -36,8 +36,8 @@ static bool cftype_applies(const Hierarchy *h, const CfType *t, const Cgroup *c)
 }
 
 static const CfType *file_find(const Hierarchy *h, const Cgroup *c, const char *file) {
-        for (const CfType *t = cftype_table; t->name; t++) {
-                if (!streq(t->name, file) || !cftype_applies(h, t, c))
+        for (const CfType *t = cftype_lookup(file); t; t = cftype_lookup_next(t)) {
+                if (!cftype_applies(h, t, c))
                         continue;
                 if (t->controller < 0)
                         return t;
@@ -50,10 +50,7 @@ static const CfType *file_find(const Hierarchy *h, const Cgroup *c, const char *
 bool cg_name_is_knob(const char *name) {
         if (!strchr(name, '.'))
                 return false;   /* every interface file name has one */
-        for (const CfType *t = cftype_table; t->name; t++)
-                if (streq(t->name, name))
-                        return true;
-        return false;
+        return cftype_lookup(name);
 }
 
 CgMask cg_visible_mask(const Hierarchy *h, const Cgroup *c) {
@@ -64,8 +61,8 @@ bool cg_files_collide(const Hierarchy *h, const Cgroup *c, Controller ctrl) {
         for (const Cgroup *k = c->first_child; k; k = k->next_sibling) {
                 if (!cg_name_is_knob(k->name))
                         continue;
-                for (const CfType *t = cftype_table; t->name; t++)
-                        if (t->controller == (int) ctrl && cftype_applies(h, t, c) && streq(t->name, k->name))
+                for (const CfType *t = cftype_lookup(k->name); t; t = cftype_lookup_next(t))
+                        if (t->controller == (int) ctrl && cftype_applies(h, t, c))
                                 return true;
         }
         return false;

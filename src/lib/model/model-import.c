@@ -9,6 +9,13 @@
 
 int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
                      CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first) {
+        return hierarchy_import_cgroup(h, path, threaded, subtree_control, subtree_bypass, enable_ss_mask,
+                                       nr_procs, ret_first, NULL);
+}
+
+int hierarchy_import_cgroup(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
+                            CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first,
+                            Cgroup **ret) {
         Cgroup *c;
         int r;
 
@@ -17,22 +24,24 @@ int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtr
         if (subtree_control & subtree_bypass)
                 return -EUCLEAN;
 
-        r = hierarchy_lookup(h, path, &c);
-        if (r == 0 && c->parent)
+        /* one walk to the parent, not a lookup that fails and a second walk: every cgroup of a load comes here */
+        Cgroup *parent;
+        const char *name;
+        r = cg_path_parent(h, path, &parent, &name);
+        if (r == -EEXIST)
+                c = h->root;    /* the root: its state is imported, nothing is made */
+        else if (r < 0)
+                return r;
+        else if (cg_child_find(h, parent, name))
                 return -EEXIST;
-        if (r == -ENOENT) {
-                Cgroup *parent;
-                const char *name;
-
-                r = cg_path_parent(h, path, &parent, &name);
-                if (r < 0)
-                        return r;
+        else if (cgroup_has_file(h, parent, name))
+                return -ENOTDIR;
+        else {
                 /* no rules apply: the kernel already made this cgroup */
                 r = cg_create(h, parent, name, &c);
                 if (r < 0)
                         return r;
-        } else if (r < 0)
-                return r;
+        }
 
         if (threaded) {
                 if (!c->parent || !cg_can_be_thread_root(h, c->parent->dom_cgrp))
@@ -62,5 +71,7 @@ int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtr
                         c->nr_procs++;
                 p->cgroup = c;
         }
+        if (ret)
+                *ret = c;
         return 0;
 }

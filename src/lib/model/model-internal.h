@@ -72,6 +72,9 @@ struct Hierarchy {
         /* children named like an interface file (mkdir before the file appeared) */
         size_t n_knob_named;
 
+        /* some cgroup was set limits_unread (never cleared): without it, a mkdir has no limits to read */
+        bool limits_maybe_unread;
+
         Proc *procs;            /* indexed by ProcId - 1 */
         size_t n_procs;
         size_t n_alive;
@@ -124,6 +127,8 @@ int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret);
 
 /* Split @path into its existing parent cgroup and the last component. */
 int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, const char **ret_name);
+/* The child of @parent named @name, or NULL (the child index). */
+Cgroup *cg_child_find(const Hierarchy *h, const Cgroup *parent, const char *name);
 
 /* Whether @name is the name of some interface file (a child so named can block a file). */
 bool cg_name_is_knob(const char *name);

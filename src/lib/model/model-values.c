@@ -12,10 +12,8 @@
 #include "model-internal.h"
 
 static int file_controller(const char *file) {
-        for (const CfType *t = cftype_table; t->name; t++)
-                if (streq(t->name, file))
-                        return t->controller;
-        return -1;
+        const CfType *t = cftype_lookup(file);
+        return t ? t->controller : -1;
 }
 
 /* Whether @c's value for @file is alive: @c has the css of its controller. */

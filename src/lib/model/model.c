@@ -42,21 +42,35 @@ const char *cgroup_type_to_string(CgroupType t) {
 
 /* ---- child index: (parent, name) -> cgroup, so lookups do not scan siblings ---- */
 
-static size_t child_hash(const Cgroup *parent, const char *name, size_t n_buckets) {
+/* the hash of the @len bytes at @name */
+static size_t child_hash_n(const Cgroup *parent, const char *name, size_t len, size_t n_buckets) {
         uint64_t x = 1469598103934665603ULL;
 
-        for (const unsigned char *p = (const unsigned char *) name; *p; p++)
-                x = (x ^ *p) * 1099511628211ULL;
+        for (size_t i = 0; i < len; i++)
+                x = (x ^ (unsigned char) name[i]) * 1099511628211ULL;
         x ^= (uint64_t) (uintptr_t) parent * 0x9e3779b97f4a7c15ULL;
         x ^= x >> 29;
         return (size_t) (x & (n_buckets - 1));
 }
 
-static Cgroup *child_find(const Hierarchy *h, const Cgroup *parent, const char *name) {
-        for (Cgroup *c = h->buckets[child_hash(parent, name, h->n_buckets)]; c; c = c->hash_next)
-                if (c->parent == parent && streq(c->name, name))
+static size_t child_hash(const Cgroup *parent, const char *name, size_t n_buckets) {
+        return child_hash_n(parent, name, strlen(name), n_buckets);
+}
+
+/* the child of @parent named by the @len bytes at @name (a path component: no copy to terminate it) */
+static Cgroup *child_find_n(const Hierarchy *h, const Cgroup *parent, const char *name, size_t len) {
+        for (Cgroup *c = h->buckets[child_hash_n(parent, name, len, h->n_buckets)]; c; c = c->hash_next)
+                if (c->parent == parent && strncmp(c->name, name, len) == 0 && c->name[len] == '\0')
                         return c;
         return NULL;
+}
+
+static Cgroup *child_find(const Hierarchy *h, const Cgroup *parent, const char *name) {
+        return child_find_n(h, parent, name, strlen(name));
+}
+
+Cgroup *cg_child_find(const Hierarchy *h, const Cgroup *parent, const char *name) {
+        return child_find(h, parent, name);
 }
 
 void child_index_insert(Hierarchy *h, Cgroup *c) {
@@ -250,6 +264,7 @@ int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
         if (!n->buckets)
                 return -ENOMEM;
 
+        n->limits_maybe_unread = h->limits_maybe_unread;
         h->root->clone = n->root;
         for (Cgroup *c = h->root; c; c = cgroup_next_descendant_pre(c, h->root)) {
                 r = c == h->root ? cgroup_copy_state(n->root, c) : cgroup_clone_under(n, c);
@@ -319,30 +334,32 @@ static int path_walk(const Hierarchy *h, const char *path, bool want_parent,
         }
 
         for (;;) {
-                const char *slash = strchr(p, '/');
-                size_t n = slash ? (size_t) (slash - p) : strlen(p);
-                char name[CGROUP_NAME_MAX + 1];
+                const char *end = strchrnul(p, '/');
+                size_t n = (size_t) (end - p);
 
                 if (n > CGROUP_NAME_MAX)
                         return -ENAMETOOLONG;
-                if (!cgpath_name_is_valid(p, n))
+                if (!cgpath_cut_name_is_valid(p, n))
                         return -EINVAL; /* "//", a trailing '/', "." or ".." */
-                memcpy(name, p, n);
-                name[n] = '\0';
 
-                if (!slash && want_parent) {
+                if (!*end && want_parent) {
                         *ret = c;
                         *ret_last = p;
                         return 0;
                 }
 
-                Cgroup *child = child_find(h, c, name);
-                if (!child)
+                Cgroup *child = child_find_n(h, c, p, n);
+                if (!child) {
+                        char name[CGROUP_NAME_MAX + 1];
+
+                        memcpy(name, p, n);
+                        name[n] = '\0';
                         return cgroup_has_file(h, c, name) ? -ENOTDIR : -ENOENT;
+                }
                 c = child;
-                if (!slash)
+                if (!*end)
                         break;
-                p = slash + 1;
+                p = end + 1;
         }
         *ret = c;
         return 0;
@@ -546,6 +563,12 @@ bool cgroup_limits_unread(const Cgroup *c) {
         return c->limits_unread;
 }
 
-void cgroup_set_limits_unread(Cgroup *c, bool unread) {
+void cgroup_set_limits_unread(Hierarchy *h, Cgroup *c, bool unread) {
         c->limits_unread = unread;
+        if (unread)
+                h->limits_maybe_unread = true;
+}
+
+bool hierarchy_limits_maybe_unread(const Hierarchy *h) {
+        return h->limits_maybe_unread;
 }

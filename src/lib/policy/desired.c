@@ -18,8 +18,17 @@ void desired_set_done(DesiredSet *s) {
         *s = (DesiredSet) {};
 }
 
+/* Room for element @n + 1 of an array that only this grows, from empty: 16, then doubling, not a realloc()
+ * an element. NULL: out of memory. */
+static void *grow_for_one(void *v, size_t n, size_t size) {
+        if (n != 0 && (n < 16 || (n & (n - 1)) != 0))
+                return v;
+        return reallocarray(v, n ? n * 2 : 16, size);
+}
+
+/* desired_add() and desired_own() fill sets that desired_from_config() and state_file_load() start empty */
 static DesiredCgroup *desired_add(DesiredSet *s) {
-        DesiredCgroup *n = realloc(s->items, (s->n + 1) * sizeof(DesiredCgroup));
+        DesiredCgroup *n = grow_for_one(s->items, s->n, sizeof(DesiredCgroup));
         if (!n)
                 return NULL;
         s->items = n;
@@ -32,7 +41,7 @@ static const char *desired_own(DesiredSet *s, char *str) {
 
         if (!str)
                 return NULL;
-        n = realloc(s->strings, (s->n_strings + 1) * sizeof(char *));
+        n = grow_for_one(s->strings, s->n_strings, sizeof(char *));
         if (!n) {
                 free(str);
                 return NULL;
@@ -127,10 +136,15 @@ oom:
 void desired_tokens_append(StrBuf *b, const char *key, CgMask plus, CgMask hash, CgMask minus) {
         bool first = true;
 
-        strbuf_printf(b, " %s=", key);
+        /* appends, not printf: this runs twice for every cgroup of every saved apply */
+        strbuf_putc(b, ' ');
+        strbuf_append(b, key);
+        strbuf_putc(b, '=');
         FOREACH_CONTROLLER_IN(x, plus | hash | minus) {
-                strbuf_printf(b, "%s%c%s", first ? "" : ",",
-                              plus & CGMASK(x) ? '+' : hash & CGMASK(x) ? '#' : '-', controller_to_string(x));
+                if (!first)
+                        strbuf_putc(b, ',');
+                strbuf_putc(b, plus & CGMASK(x) ? '+' : hash & CGMASK(x) ? '#' : '-');
+                strbuf_append(b, controller_to_string(x));
                 first = false;
         }
 }
@@ -142,7 +156,9 @@ int state_file_save(const char *dir, const DesiredSet *s) {
         strbuf_append(&b, STATE_HEADER "\n");
         for (size_t i = 0; i < s->n; i++) {
                 const DesiredCgroup *d = &s->items[i];
-                strbuf_printf(&b, "cgroup %s create=%s", d->path, d->create ? "yes" : "no");
+                strbuf_append(&b, "cgroup ");
+                strbuf_append(&b, d->path);
+                strbuf_append(&b, d->create ? " create=yes" : " create=no");
                 desired_tokens_append(&b, "sc", d->sc_enable, d->sc_bypass, d->sc_disable);
                 desired_tokens_append(&b, "ctl", d->ctl_enable, d->ctl_bypass, 0);
                 strbuf_putc(&b, '\n');
@@ -153,13 +169,20 @@ int state_file_save(const char *dir, const DesiredSet *s) {
 }
 
 int desired_tokens_parse(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {
-        _cleanup_free_ char *copy = strdup(value);
-        char *save = NULL;
+        /* cut in place, not strdup() and strtok_r() (twice a line of the applied state); empty tokens are
+         * skipped as strtok_r() skipped them */
+        for (const char *t = value, *end; *t; t = *end ? end + 1 : end) {
+                char name[64];
 
-        if (!copy)
-                return -ENOMEM;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                Controller x = controller_from_string(t + 1);
+                end = strchrnul(t, ',');
+                if (end == t)
+                        continue;
+                size_t n = (size_t) (end - t) - 1;
+                if (n >= sizeof(name))
+                        return -EBADMSG;        /* no controller has so long a name */
+                memcpy(name, t + 1, n);
+                name[n] = '\0';
+                Controller x = controller_from_string(name);
                 if (x < 0 || ((*plus | *hash | *minus) & CGMASK(x)))
                         return -EBADMSG;
                 if (t[0] == '+')

@@ -102,16 +102,32 @@ static char *trace_path(const char *abs) {
         return strdup(cgpath_relative(abs));
 }
 
+/*
+ * A cgroup's masks, read once for a loop over the controllers that writes nothing in between: the
+ * getters are calls into the model, and the loops below ran them three times a controller a cgroup.
+ */
+typedef struct Masks {
+        CgMask sc, sb, en;
+} Masks;
+
+static Masks masks_of(const Cgroup *c) {
+        return (Masks) { cgroup_get_subtree_control(c), cgroup_get_subtree_bypass(c), cgroup_get_enable_ss_mask(c) };
+}
+
+static ControllerState sc_of(Masks m, Controller x) {
+        return m.sc & CGMASK(x) ? STATE_ENABLED : m.sb & CGMASK(x) ? STATE_BYPASSED : STATE_DISABLED;
+}
+
+static ControllerState ctl_of(Masks m, Controller x) {
+        return m.en & CGMASK(x) ? STATE_REENABLED : STATE_BYPASSED;
+}
+
 static ControllerState sc_state(const Cgroup *c, Controller x) {
-        if (cgroup_get_subtree_control(c) & CGMASK(x))
-                return STATE_ENABLED;
-        if (cgroup_get_subtree_bypass(c) & CGMASK(x))
-                return STATE_BYPASSED;
-        return STATE_DISABLED;
+        return sc_of(masks_of(c), x);
 }
 
 static ControllerState ctl_state(const Cgroup *c, Controller x) {
-        return cgroup_get_enable_ss_mask(c) & CGMASK(x) ? STATE_REENABLED : STATE_BYPASSED;
+        return ctl_of(masks_of(c), x);
 }
 
 static bool uses(ControllerState s) {
@@ -197,6 +213,24 @@ static int make_cgroups(Planner *p) {
                         continue;
                 }
 
+                /*
+                 * Items are in pre-order, so the parent is usually there already: one mkdir, not a
+                 * lookup of every prefix. Any failure is left to the walk below, which makes
+                 * missing parents and names the prefix that fails (a failed mkdir changes nothing).
+                 */
+                Cgroup *made;
+                r = hierarchy_mkdir(p->h, it->path, &made, &reason);
+                if (r >= 0) {
+                        r = emit(p, PLAN_OP_MKDIR, it->path, NULL, NULL, NULL, it->desired);
+                        if (r < 0)
+                                return r;
+                        it->cgroup = made;
+                        continue;
+                }
+                if (r == -ENOMEM)
+                        return r;
+                reason = REASON_NONE;
+
                 /* missing parents are made too: a new cgroup changes no one's settings */
                 _cleanup_free_ char *prefix = strdup(it->path);
                 if (!prefix)
@@ -237,6 +271,7 @@ static void set_targets(Planner *p) {
         for (size_t i = 0; i < p->n_items; i++) {
                 Item *it = &p->items[i];
                 const DesiredCgroup *d = &p->want[it->desired];
+                Masks now = it->cgroup ? masks_of(it->cgroup) : (Masks) {};
 
                 FOREACH_CONTROLLER(x) {
                         CgMask b = CGMASK(x);
@@ -247,7 +282,7 @@ static void set_targets(Planner *p) {
                                             d->ctl_bypass & b ? STATE_BYPASSED : STATE_UNMANAGED;
                         if (!it->cgroup)
                                 continue;
-                        ControllerState sc = sc_state(it->cgroup, x), ctl = ctl_state(it->cgroup, x);
+                        ControllerState sc = sc_of(now, x), ctl = ctl_of(now, x);
                         it->sc_orig[x] = sc;
                         it->ctl_orig[x] = ctl;
                         /* the clearing only takes away: a removal or a switch between enabled and bypassed */
@@ -336,8 +371,9 @@ static int resolve_clearing(Planner *p) {
                         Item *it = &p->items[i];
                         if (!it->cgroup || it->failed)
                                 continue;
+                        Masks now = masks_of(it->cgroup);        /* the clearing writes nothing */
                         FOREACH_CONTROLLER(x) {
-                                ControllerState sc = sc_state(it->cgroup, x);
+                                ControllerState sc = sc_of(now, x);
                                 if (it->sc_cleared[x] != sc)
                                         changed |= clear_children(p, it, it->cgroup, x);
                                 /* switching its own css needs its subtree_control clear of @x (kernel: EBUSY) */
@@ -417,10 +453,11 @@ static int plan_clearing(Planner *p) {
 
                 if (!it->cgroup || it->failed)
                         continue;
+                Masks now = masks_of(it->cgroup);
                 FOREACH_CONTROLLER(x) {
-                        if (it->sc_cleared[x] != sc_state(it->cgroup, x))
+                        if (it->sc_cleared[x] != sc_of(now, x))
                                 sc |= CGMASK(x);
-                        if (it->ctl_cleared[x] != ctl_state(it->cgroup, x))
+                        if (it->ctl_cleared[x] != ctl_of(now, x))
                                 ctl |= CGMASK(x);
                 }
                 r = write_tokens(p, it, "cgroup.subtree_control", it->sc_cleared, sc, sc_state,
@@ -447,13 +484,14 @@ static int plan_targets(Planner *p) {
 
                 if (!it->cgroup || it->failed)
                         continue;
+                Masks now = masks_of(it->cgroup);
                 FOREACH_CONTROLLER(x) {
                         /* unmanaged settings were never cleared (teardown()), so they are as found */
                         sc_final[x] = it->sc_target[x] != STATE_UNMANAGED ? it->sc_target[x] : it->sc_orig[x];
                         ctl_final[x] = it->ctl_target[x] != STATE_UNMANAGED ? it->ctl_target[x] : it->ctl_orig[x];
-                        if (sc_final[x] != sc_state(it->cgroup, x))
+                        if (sc_final[x] != sc_of(now, x))
                                 sc |= CGMASK(x);
-                        if (ctl_final[x] != ctl_state(it->cgroup, x))
+                        if (ctl_final[x] != ctl_of(now, x))
                                 ctl |= CGMASK(x);
                 }
                 /* its own css first: the kernel refuses a change of it while its subtree_control names it */
@@ -475,9 +513,10 @@ static int check_reached(Planner *p) {
                 Item *it = &p->items[i];
                 if (!it->cgroup || it->failed)
                         continue;
+                Masks now = masks_of(it->cgroup);
                 FOREACH_CONTROLLER(x)
-                        if ((it->sc_target[x] != STATE_UNMANAGED && it->sc_target[x] != sc_state(it->cgroup, x)) ||
-                            (it->ctl_target[x] != STATE_UNMANAGED && it->ctl_target[x] != ctl_state(it->cgroup, x))) {
+                        if ((it->sc_target[x] != STATE_UNMANAGED && it->sc_target[x] != sc_of(now, x)) ||
+                            (it->ctl_target[x] != STATE_UNMANAGED && it->ctl_target[x] != ctl_of(now, x))) {
                                 add_error(p, p->want[it->desired].origin,
                                           "%s: %s: the plan does not reach the desired state (a bug in cgbypassd)",
                                           p->want[it->desired].path, controller_to_string(x));
@@ -491,10 +530,8 @@ static int check_reached(Planner *p) {
 /* ---- values of controller files ---- */
 
 static int file_controller(const char *file) {
-        for (const CfType *t = cftype_table; t->name; t++)
-                if (streq(t->name, file))
-                        return t->controller;
-        return -1;
+        const CfType *t = cftype_lookup(file);
+        return t ? t->controller : -1;
 }
 
 /* Why @c will not have @file under the policy. */
@@ -775,18 +812,19 @@ int policy_drift(const Hierarchy *h, const DesiredCgroup *want, size_t n_want, D
                         r = drift_add(&d, &n, want[i].path, NULL, _CONTROLLER_INVALID, "exists", "missing");
                         continue;
                 }
+                Masks now = masks_of(c);
                 FOREACH_CONTROLLER(x) {
                         CgMask b = CGMASK(x);
                         ControllerState sc = want[i].sc_enable & b ? STATE_ENABLED : want[i].sc_bypass & b ? STATE_BYPASSED :
                                    want[i].sc_disable & b ? STATE_DISABLED : STATE_UNMANAGED;
                         ControllerState ctl = want[i].ctl_enable & b ? STATE_REENABLED :
                                     want[i].ctl_bypass & b ? STATE_BYPASSED : STATE_UNMANAGED;
-                        if (sc != STATE_UNMANAGED && sc != sc_state(c, x))
+                        if (sc != STATE_UNMANAGED && sc != sc_of(now, x))
                                 r = drift_add(&d, &n, want[i].path, "cgroup.subtree_control", x,
-                                              state_words[sc], state_words[sc_state(c, x)]);
-                        if (r >= 0 && ctl != STATE_UNMANAGED && ctl != ctl_state(c, x))
+                                              state_words[sc], state_words[sc_of(now, x)]);
+                        if (r >= 0 && ctl != STATE_UNMANAGED && ctl != ctl_of(now, x))
                                 r = drift_add(&d, &n, want[i].path, "cgroup.controllers", x,
-                                              state_words[ctl], state_words[ctl_state(c, x)]);
+                                              state_words[ctl], state_words[ctl_of(now, x)]);
                         if (r < 0)
                                 break;
                 }

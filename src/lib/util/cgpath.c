@@ -7,9 +7,7 @@
 #include "cgbypass/macro.h"
 
 bool cgpath_name_is_valid(const char *name, size_t n) {
-        if (n == 0 || memchr(name, '/', n))
-                return false;
-        return !(n == 1 && name[0] == '.') && !(n == 2 && name[0] == '.' && name[1] == '.');
+        return !memchr(name, '/', n) && cgpath_cut_name_is_valid(name, n);
 }
 
 /*

@@ -76,16 +76,28 @@ static bool holds(int dir_fd, const char *name, const char *text) {
         }
 }
 
+/* @name holds @text: nothing to write, but a temporary a killed writer left goes, as a write would remove it */
+static int kept(int dir_fd, const char *name) {
+        _cleanup_free_ char *tmp = NULL;
+
+        if (asprintf(&tmp, ".%s.tmp", name) < 0)
+                return -ENOMEM;
+        (void) unlinkat(dir_fd, tmp, 0);
+        return 0;
+}
+
 int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text) {
-        return holds(dir_fd, name, text) ? 0 : file_write_atomic_at(dir_fd, name, text);
+        return holds(dir_fd, name, text) ? kept(dir_fd, name) : file_write_atomic_at(dir_fd, name, text);
 }
 
 int file_write_atomic_changed(const char *dir, const char *name, const char *text) {
         _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-        if (dir_fd < 0 || !holds(dir_fd, name, text))
-                return file_write_atomic(dir, name, text);
-        return 0;
+        if (dir_fd < 0)
+                return file_write_atomic(dir, name, text);      /* makes the directory */
+        if (!holds(dir_fd, name, text))
+                return file_write_atomic_at(dir_fd, name, text);
+        return kept(dir_fd, name);
 }
 
 int file_write_atomic(const char *dir, const char *name, const char *text) {
