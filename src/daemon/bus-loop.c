@@ -5,7 +5,12 @@
 #include "cgbypass/log.h"
 #include "cgbypass/macro.h"
 
-/* Every message there, up to a batch: another source (a timer, the group commit) then gets its turn. */
+/*
+ * Every message sd-bus has read, up to a batch: another source (a timer,
+ * the group commit) then gets its turn. Once its queue is empty, the next
+ * wait says whether the socket holds more: a read to find out would cost as
+ * much, and a lone call (the common case) would pay it every time.
+ */
 static int drain(BusLoop *l) {
         for (unsigned i = 0; i < BUS_LOOP_BATCH; i++) {
                 int r = sd_bus_process(l->bus, NULL);
@@ -14,7 +19,8 @@ static int drain(BusLoop *l) {
                         /* as sd_bus_set_exit_on_disconnect(): the event loop's caller says so */
                         return sd_event_exit(sd_event_source_get_event(l->io), 1);
                 }
-                if (r == 0)
+                /* POLLIN: nothing queued (while connected; closing, it goes on until sd-bus is done) */
+                if (r == 0 || (sd_bus_get_events(l->bus) & POLLIN))
                         break;
         }
         return 0;

@@ -6,10 +6,10 @@
 
 /*
  * The bus on the event loop: what sd_bus_attach_event() does, but a wakeup
- * handles every message that is there (up to BUS_LOOP_BATCH), where
+ * handles every message sd-bus has queued (up to BUS_LOOP_BATCH), where
  * sd_bus_attach_event() handles one per loop iteration and arms a timer
- * "now" for the next. A request is two messages (the call, polkit's
- * answer); each iteration costs several system calls.
+ * "now" for the next (a timerfd_settime(), an epoll_wait() and a read() of
+ * the timerfd per message).
  */
 #define BUS_LOOP_BATCH 64
 
