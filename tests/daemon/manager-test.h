@@ -8,6 +8,18 @@
 #include "manager.h"
 #include "watch.h"
 
+/* A sim at @root (state in @state): /srv enables cpu and memory, /srv/alice is @uid's, with cpu */
+static inline void test_write_alice_conf(const char *conf, const char *root, const char *state, unsigned uid) {
+        FILE *f = fopen(conf, "we");
+
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "[daemon]\nbackend = sim\ncgroup-root = %s\nstate-directory = %s\n\n"
+                "[cgroup]\npath = /\nsubtree-control = +cpu +memory\n\n"
+                "[cgroup]\npath = /srv\nsubtree-control = +cpu +memory\n\n"
+                "[delegate]\npath = /srv/alice\nuser = %u\ncontrollers = cpu\n", root, state, uid);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
 /* @conf loaded (drop-ins from @conf_dir), the backend open, the policy applied */
 static inline Manager *test_manager_start(const char *conf, const char *conf_dir) {
         ConfigErrors errs = CONFIG_ERRORS_INIT;

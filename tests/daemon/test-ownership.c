@@ -59,7 +59,6 @@ static int request(ChangeKind kind, const char *cgroup, const char *arg) {
 
 static void setup(void) {
         _cleanup_free_ char *conf = NULL, *none = NULL, *root = NULL, *state = NULL, *c0 = NULL;
-        FILE *f;
 
         ck_assert_ptr_nonnull(mkdtemp(dir));
         conf = at("cgbypassd.conf");
@@ -67,13 +66,7 @@ static void setup(void) {
         root = at("root");
         state = at("state");
         ck_assert_int_eq(mkdir(none, 0755), 0);
-        f = fopen(conf, "we");
-        ck_assert_ptr_nonnull(f);
-        fprintf(f, "[daemon]\nbackend = sim\ncgroup-root = %s\nstate-directory = %s\n\n"
-                "[cgroup]\npath = /\nsubtree-control = +cpu +memory\n\n"
-                "[cgroup]\npath = /srv\nsubtree-control = +cpu +memory\n\n"
-                "[delegate]\npath = /srv/alice\nuser = %u\ncontrollers = cpu\n", root, state, OWNER);
-        ck_assert_int_eq(fclose(f), 0);
+        test_write_alice_conf(conf, root, state, OWNER);
         m = test_manager_start(conf, none);
 
         /* the owner bypasses cpu for its children and makes one */

@@ -53,7 +53,6 @@ static char *owner_mkdir(const char *fmt, ...) {
 static Manager *start(bool watches) {
         _cleanup_free_ char *conf = NULL, *none = NULL, *root = NULL, *state = NULL;
         Manager *mgr;
-        FILE *f;
 
         ck_assert_ptr_nonnull(mkdtemp(dir));
         conf = at("cgbypassd.conf");
@@ -61,13 +60,7 @@ static Manager *start(bool watches) {
         root = at("root");
         state = at("state");
         ck_assert_int_eq(mkdir(none, 0755), 0);
-        f = fopen(conf, "we");
-        ck_assert_ptr_nonnull(f);
-        fprintf(f, "[daemon]\nbackend = sim\ncgroup-root = %s\nstate-directory = %s\n\n"
-                "[cgroup]\npath = /\nsubtree-control = +cpu +memory\n\n"
-                "[cgroup]\npath = /srv\nsubtree-control = +cpu +memory\n\n"
-                "[delegate]\npath = /srv/alice\nuser = %u\ncontrollers = cpu\n", root, state, (unsigned) getuid());
-        ck_assert_int_eq(fclose(f), 0);
+        test_write_alice_conf(conf, root, state, (unsigned) getuid());
 
         mgr = test_manager_start(conf, none);
         for (unsigned i = 0; i < N_OWNER_CGROUPS; i++)
