@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cgbypass/log.h"
+#include "cgbypass/strv.h"
 #include "delegation-limits.h"
 #include "manager.h"
 
@@ -41,38 +42,20 @@ int delegation_limits_check(const Manager *m, const char *root, size_t total, si
         return r < 0 ? -ENOMEM : -EDQUOT;
 }
 
-static ssize_t over_index(const Manager *m, const char *root) {
-        for (size_t i = 0; m->over_limit && m->over_limit[i]; i++)
-                if (streq(m->over_limit[i], root))
-                        return (ssize_t) i;
-        return -1;
-}
-
 const char *delegation_over_limit(const Manager *m, const char *path) {
         const DelegateSpec *d;
 
         if (!m->over_limit || !path)
                 return NULL;
         d = config_find_delegation(m->config, path);
-        return d && over_index(m, d->path) >= 0 ? d->path : NULL;
+        return d && strv_index(m->over_limit, d->path) >= 0 ? d->path : NULL;
 }
 
 int delegation_mark_over(Manager *m, const char *root, const char *why) {
-        size_t n = 0;
-        char **v;
+        int r = strv_add_unique(&m->over_limit, root);
 
-        if (over_index(m, root) >= 0)
-                return 0;
-        while (m->over_limit && m->over_limit[n])
-                n++;
-        v = reallocarray(m->over_limit, n + 2, sizeof(char *));
-        if (!v)
-                return -ENOMEM;
-        m->over_limit = v;
-        v[n] = strdup(root);
-        v[n + 1] = NULL;
-        if (!v[n])
-                return -ENOMEM;
+        if (r <= 0)
+                return r;
         /* once per delegation until it is below the limit again: an owner's mkdir loop is no log flood */
         log_warning("Not taking on more cgroups in the delegation %s: %s. Requests on its cgroups are refused "
                     "(TooManyCgroups) until its owner removes some.", root, why ?: "a limit");
@@ -80,14 +63,11 @@ int delegation_mark_over(Manager *m, const char *root, const char *why) {
 }
 
 void delegation_clear_over(Manager *m, const char *root) {
-        ssize_t i = over_index(m, root);
-
-        if (i < 0)
+        if (strv_index(m->over_limit, root) < 0)
                 return;
-        free(m->over_limit[i]);
-        for (char **p = &m->over_limit[i]; *p; p++)
-                p[0] = p[1];
+        /* first: @root may be the entry itself (delegation_limits_recheck()) */
         log_info("The delegation %s is within its limits again: its cgroups are managed.", root);
+        strv_remove(m->over_limit, root);
 }
 
 void delegation_limits_recheck(Manager *m) {

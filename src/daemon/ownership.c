@@ -13,6 +13,7 @@
 #include <pwd.h>
 
 #include "cgbypass/log.h"
+#include "cgbypass/strv.h"
 #include "ownership.h"
 
 static char *const delegated_files[] = { "cgroup.procs", "cgroup.threads", NULL };
@@ -41,39 +42,6 @@ static const char *tamper_hint(int r) {
         default:
                 return "";
         }
-}
-
-static ssize_t retry_index(const Manager *m, const char *path) {
-        for (size_t i = 0; m->owner_retry && m->owner_retry[i]; i++)
-                if (streq(m->owner_retry[i], path))
-                        return (ssize_t) i;
-        return -1;
-}
-
-/* A cgroup whose pass failed is passed whole by the next request there, not only for what appeared. */
-static void retry_mark(Manager *m, const char *path, bool failed) {
-        ssize_t i = retry_index(m, path);
-        size_t n = 0;
-        char **v;
-
-        if (!failed) {
-                if (i >= 0) {
-                        free(m->owner_retry[i]);
-                        for (char **p = &m->owner_retry[i]; *p; p++)
-                                p[0] = p[1];
-                }
-                return;
-        }
-        if (i >= 0)
-                return;
-        while (m->owner_retry && m->owner_retry[n])
-                n++;
-        v = reallocarray(m->owner_retry, n + 2, sizeof(char *));
-        if (!v)
-                return;         /* (the next whole pass, at a reload, retries it) */
-        m->owner_retry = v;
-        v[n] = strdup(path);
-        v[n + 1] = NULL;
 }
 
 static int files_cmp(const void *a, const void *b) {
@@ -113,7 +81,7 @@ static int give_files(Manager *m, Cgroup *c, const char *path, const OwnershipBe
         _cleanup_free_ char **names = NULL;
         int r;
 
-        if (was && retry_index(m, path) < 0) {
+        if (was && strv_index(m->owner_retry, path) < 0) {
                 if (cgroup_list_files(backend_get_model(m->backend), c, &now) < 0 ||
                     !(names = appeared(was->files, now)))
                         return -ENOMEM;
@@ -142,7 +110,12 @@ static int give_below(Manager *m, Cgroup *top, bool with_top, const OwnershipBef
                 if (r < 0)
                         return log_oom();
                 r = give_files(m, c, path, before, &n);
-                retry_mark(m, path, r < 0 && r != -ENOENT);
+                /* a cgroup whose pass failed is passed whole by the next request there (on ENOMEM, by
+                 * the next whole pass, at a reload) */
+                if (r < 0 && r != -ENOENT)
+                        (void) strv_add_unique(&m->owner_retry, path);
+                else
+                        strv_remove(m->owner_retry, path);
                 if (r == -ENOENT)
                         continue;       /* removed by its owner meanwhile */
                 if (r < 0) {
