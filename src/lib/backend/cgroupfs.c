@@ -195,7 +195,6 @@ static int open_parent(int root_fd, const char *path, int *ret_fd, const char **
         return 0;
 }
 
-/* Open PATH/FILE beneath @root_fd. */
 /*
  * The one rule for a name where the kernel has a regular file: a directory
  * is -EISDIR, anything else that is not a regular file (a FIFO, a socket, a
@@ -203,28 +202,6 @@ static int open_parent(int root_fd, const char *path, int *ret_fd, const char **
  */
 static int file_type_error(const struct stat *st) {
         return S_ISDIR(st->st_mode) ? -EISDIR : -ELOOP;
-}
-
-static int open_file(int root_fd, const char *path, const char *file, int flags) {
-        _cleanup_free_ char *rel = NULL;
-        struct stat st = {};
-        int fd, r;
-
-        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
-                return -EINVAL;
-        rel = join(path, file);
-        if (!rel)
-                return -ENOMEM;
-        /* an owner can put a FIFO where a file was: never block in open(2), then look at what opened */
-        fd = open_beneath(root_fd, rel, flags | O_NOFOLLOW | O_NONBLOCK, 0);
-        if (fd < 0)
-                return fd;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                r = file_type_error(&st);
-                (void) close(fd);
-                return r;
-        }
-        return fd;
 }
 
 int cgfs_check_cgroup2(int fd, bool *ret_writable) {
@@ -247,18 +224,26 @@ int cgfs_check_cgroup2(int fd, bool *ret_writable) {
  * is then decided on the fd, not by the name.
  */
 static int open_regular(int root_fd, const char *path, const char *file, int flags) {
+        _cleanup_free_ char *rel = NULL;
         struct stat st;
         int fd, r;
 
-        fd = open_file(root_fd, path, file, flags | O_NONBLOCK | O_NOCTTY);
+        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
+                return -EINVAL;
+        rel = join(path, file);
+        if (!rel)
+                return -ENOMEM;
+        fd = open_beneath(root_fd, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
         if (fd < 0)
                 return fd == -ENXIO ? -ELOOP : fd;     /* ENXIO: a FIFO without a reader, opened to write */
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                r = S_ISREG(st.st_mode) ? -errno : -ELOOP;
-                (void) close(fd);
-                return r;
-        }
-        return fd;
+        if (fstat(fd, &st) < 0)
+                r = -errno;
+        else if (!S_ISREG(st.st_mode))
+                r = file_type_error(&st);
+        else
+                return fd;
+        (void) close(fd);
+        return r;
 }
 
 int cgfs_read(int root_fd, const char *path, const char *file, char **ret) {
