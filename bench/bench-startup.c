@@ -77,16 +77,18 @@ static unsigned long nr_descendants(int dfd) {
  * What the scan reads of this tree (no process in it, plain domains; see
  * read_cgroup_below() in src/lib/backend/kernel-scan.c), in one thread:
  * - a cgroup with children: its subdirectories (one getdents64(2) where they
- *   fit, as kernfs fills the buffer), subtree_control, the two limits,
- *   cgroup.type, and cgroup.stat (whose nr_descendants, when it is the number
- *   of children, says that none of them has a child);
- * - a cgroup without: the same but the limits, type and stat;
+ *   fit, as kernfs fills the buffer), subtree_control, cgroup.type, and
+ *   cgroup.stat (whose nr_descendants, when it is the number of children,
+ *   says that none of them has a child);
+ * - a cgroup without: the same but the type and stat;
  * - a cgroup known to be childless: only subtree_control, by its path;
- * - the top also its controllers, procs and events.
+ * - the top also its controllers, procs, events and the two limits (below
+ *   the top they are read when a mkdir needs them).
  */
 static double read_loop(const char *top, size_t *ret_n) {
-        static const char *const inner[] = { "cgroup.max.depth", "cgroup.max.descendants", "cgroup.type" };
-        static const char *const at_top[] = { "cgroup.controllers", "cgroup.procs", "cgroup.events" };
+        static const char *const inner[] = { "cgroup.type" };
+        static const char *const at_top[] = { "cgroup.controllers", "cgroup.procs", "cgroup.events",
+                                              "cgroup.max.depth", "cgroup.max.descendants" };
         size_t cap = 1024, head = 0, tail = 0, bytes = 0;
         char **queue = malloc(cap * sizeof(char *));
         bool *childless = malloc(cap * sizeof(bool));

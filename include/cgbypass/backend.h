@@ -101,9 +101,9 @@ int backend_check_below(Backend *b, const char *path);
 /**
  * backend_load_limits_above() - before a mkdir of @path: the limits above it, from the kernel
  *
- * The scan leaves cgroup.max.depth and cgroup.max.descendants of a cgroup
- * without children unread (cgroup_limits_unread()): they matter only to a
- * mkdir below it. This reads those of @path's parent and its ancestors into
+ * The scan leaves cgroup.max.depth and cgroup.max.descendants of every
+ * cgroup below its top unread (cgroup_limits_unread()): they matter only to
+ * a mkdir below it. This reads those of @path's parent and its ancestors into
  * the model, so that the model's check of the mkdir is the kernel's. The
  * backend's mkdir does it itself; a planner does it first to plan exactly.
  *

@@ -615,8 +615,8 @@ static void model_is_kernel(const Hierarchy *h, const char *rel, const char *fil
  * A tree made behind the backend's back, loaded: where the scan derives a
  * file from the parent instead of reading it (controllers, the type of a
  * childless cgroup under a plain domain, no processes below an unpopulated
- * cgroup), the model shows what the kernel shows. A childless cgroup's limits
- * are left unread until a mkdir below it needs them; then they are the kernel's.
+ * cgroup), the model shows what the kernel shows. The limits below the top
+ * are left unread until a mkdir below needs them; then they are the kernel's.
  */
 START_TEST(test_scan_derives) {
         static const char *const dirs[] = { "P", "P/q", "P/r", "E", "E/e", "E/e/f", "T", "T/t", "L", "L/l" };
@@ -647,18 +647,19 @@ START_TEST(test_scan_derives) {
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
                 Cgroup *c;
                 ck_assert_int_eq(hierarchy_lookup(h, dirs[i], &c), 0);
-                bool leaf = !cgroup_first_child(c);
-                ck_assert_msg(cgroup_limits_unread(c) == leaf, "%s: limits unread %d", dirs[i],
-                              cgroup_limits_unread(c));
+                ck_assert_msg(cgroup_limits_unread(c), "%s: limits read", dirs[i]);
                 for (size_t j = 0; j < ELEMENTSOF(files); j++)
-                        if (!leaf || !startswith(files[j], "cgroup.max."))
+                        if (!startswith(files[j], "cgroup.max."))
                                 model_is_kernel(h, dirs[i], files[j]);
         }
-        /* a mkdir below L/l needs its limits: read then, L's were read already */
-        ck_assert_int_eq(backend_load_limits_above(b, "L/l/x"), 1);
+        /* a mkdir below L/l needs the limits of L/l and L: read then, and once */
+        ck_assert_int_eq(backend_load_limits_above(b, "L/l/x"), 2);
         ck_assert_int_eq(backend_load_limits_above(b, "L/l/x"), 0);
+        ck_assert_int_eq(backend_load_limits_above(b, "L/y"), 0);
         model_is_kernel(h, "L/l", "cgroup.max.depth");
         model_is_kernel(h, "L/l", "cgroup.max.descendants");
+        model_is_kernel(h, "L", "cgroup.max.descendants");
+        ck_assert_int_eq(backend_load_limits_above(b, "P/q/x"), 2);
         kassert("T", "cgroup.type", "domain threaded\n");
         Cgroup *q, *r, *f;
         ck_assert_int_eq(hierarchy_lookup(h, "P/q", &q), 0);
@@ -705,6 +706,27 @@ START_TEST(test_unread_limit_refuses) {
 }
 END_TEST
 
+/* the same for a cgroup with children: its cgroup.max.descendants, unread, refuses a mkdir two levels below */
+START_TEST(test_unread_inner_limit_refuses) {
+        _cleanup_free_ char *n = kpath("N", NULL), *nn = kpath("N/n", NULL), *d = kpath("N", "cgroup.max.descendants");
+        Reason reason = REASON_NONE;
+        Cgroup *c;
+
+        ck_assert_int_eq(mkdir(n, 0755), 0);
+        ck_assert_int_eq(mkdir(nn, 0755), 0);
+        ck_assert_int_eq(test_write_file(d, "1"), 0);
+        _cleanup_(backend_freep) Backend *b = open_emu();
+        ck_assert_int_eq(hierarchy_lookup(backend_get_model(b), "N", &c), 0);
+        ck_assert(cgroup_limits_unread(c));
+
+        ck_assert_int_eq(backend_mkdir(b, "N/n/x", &reason), -EAGAIN);
+        ck_assert_str_eq(reason_to_string(reason), reason_to_string(REASON_LIMIT));
+        ck_assert(!kexists("N/n/x", NULL));
+        ck_assert(!cgroup_limits_unread(c));
+        kassert("N", "cgroup.max.descendants", "1\n");
+}
+END_TEST
+
 /* levels read by several threads load the model that one thread loads, cgroup for cgroup */
 START_TEST(test_scan_parallel) {
         _cleanup_free_ char *plus = test_strdupf("+%s", X), *sc = kpath(".", "cgroup.subtree_control");
@@ -736,7 +758,7 @@ START_TEST(test_scan_parallel) {
         {
                 _cleanup_(backend_freep) Backend *b = open_emu();
                 many = test_dump(backend_get_model(b));
-                ok(backend_load_limits_above(b, "p0/q0/x") == 1 ? 0 : -1);
+                ok(backend_load_limits_above(b, "p0/q0/x") == 2 ? 0 : -1);
         }
         ck_assert_str_eq(one, many);
         ck_assert_ptr_nonnull(strstr(one, "p1/q2"));
@@ -747,7 +769,8 @@ static Suite *suite(void) {
         return CHECK_SUITE("backend-emulated", "emulated", setup, teardown, test_open_empty, test_passthrough,
                            test_reopen, test_check_below, test_drift, test_kernel_refusal_restores,
                            test_fault_injection, test_rmdir_drops_passthrough, test_knobs_and_type, test_auto,
-                           test_policy_values, test_scan_derives, test_unread_limit_refuses, test_scan_parallel);
+                           test_policy_values, test_scan_derives, test_unread_limit_refuses, test_unread_inner_limit_refuses,
+                           test_scan_parallel);
 }
 
 static char *find_cgroup2(void) {

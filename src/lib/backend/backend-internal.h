@@ -160,7 +160,7 @@ typedef struct KernelCgroup {
         CgMask bypassed;        /* ... and '#'names */
         unsigned nr_procs;      /* lines of cgroup.procs (threaded: cgroup.threads) */
         int max_depth, max_descendants;
-        bool limits_unread;     /* a cgroup without children: the two limits were not read ("max") */
+        bool limits_unread;     /* below the scan's top: the two limits were not read ("max") */
         bool childless;         /* known before it is read: its parent's cgroup.stat counted no grandchild */
         bool children_childless;        /* ... what its cgroup.stat says of its own children */
         char *debug_masks;      /* debug.masks, NULL when absent */

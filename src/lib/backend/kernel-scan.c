@@ -290,9 +290,10 @@ static int read_children_childless(int dir_fd, const CgfsEntry *e, size_t n, boo
  *   threaded child would make the parent "domain threaded"; only processes
  *   together with a threaded controller in its subtree_control could make it
  *   a thread root itself (cgroup_is_thread_root()).
- * - cgroup.max.depth and cgroup.max.descendants of a cgroup without
- *   children: they matter only to a mkdir below it, and the backend reads
- *   them then (cgroup_limits_unread()). Half of a leaf's reads.
+ * - cgroup.max.depth and cgroup.max.descendants: they matter only to a
+ *   mkdir below the cgroup, and the backend reads them then, for the
+ *   mkdir's ancestors (cgroup_limits_unread(), backend_load_limits_above()).
+ *   Half of a leaf's reads, and two of an inner cgroup's five.
  * subtree_control is the cgroup's own: always read.
  */
 static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *parent, bool debug,
@@ -368,7 +369,7 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
                 kc->controllers = parent->subtree_control &
                                   (kc->threaded ? controller_threaded_mask(CGMASK_ALL) : CGMASK_ALL);
 
-        r = read_limits_debug(root_fd, dir_fd, children, debug, kc);
+        r = read_limits_debug(root_fd, dir_fd, false, debug, kc);
         if (r < 0)
                 goto fail;
         *ret_entries = e;
