@@ -181,6 +181,44 @@ START_TEST(test_file_round_trip) {
 }
 END_TEST
 
+/*
+ * Nothing to save where nothing was saved: no file is written (a missing one
+ * loads as empty), and a temporary a killed writer left goes. Once a snapshot
+ * exists, an empty one replaces it.
+ */
+START_TEST(test_empty_not_written) {
+        _cleanup_free_ char *path = NULL, *tmp = NULL;
+        ClientChanges c = {}, back = {};
+        struct stat st;
+        FILE *f;
+
+        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, CLIENT_CHANGES_FILE_NAME), 0);
+        ck_assert_int_ge(asprintf(&tmp, "%s/.%s.tmp", dir, CLIENT_CHANGES_FILE_NAME), 0);
+        f = fopen(tmp, "we");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+        ck_assert_int_eq(client_changes_save(dir, &c), 0);
+        ck_assert_int_eq(stat(path, &st), -1);
+        ck_assert_int_eq(errno, ENOENT);
+        ck_assert_int_eq(stat(tmp, &st), -1);
+        ck_assert_int_eq(client_changes_load(dir, &back), 0);
+        ck_assert_uint_eq(back.n, 0);
+        client_changes_done(&back);
+
+        /* a snapshot with a change, then none: the file says so */
+        ControllerChange ch = { .enable = CGMASK(CONTROLLER_CPU) };
+        ck_assert_int_eq(client_changes_set(&c, "/w/a", true, &ch, false, 0), 0);
+        ck_assert_int_eq(client_changes_save(dir, &c), 0);
+        ck_assert_int_eq(stat(path, &st), 0);
+        client_changes_done(&c);
+        ck_assert_int_eq(client_changes_save(dir, &c), 0);
+        ck_assert_int_eq(client_changes_load(dir, &back), 0);
+        ck_assert_uint_eq(back.n, 0);
+        ck_assert_int_eq(stat(path, &st), 0);
+        client_changes_done(&back);
+}
+END_TEST
+
 /* ---- the journal (change-journal.c) ---- */
 
 static char *journal_file(void) {
@@ -293,7 +331,7 @@ END_TEST
 static Suite *requests_suite(void) {
         return CHECK_SUITE("requests", "overlay", setup, teardown, test_newest_word_wins,
                            test_merge_below_and_gone, test_prune_by_configuration, test_file_round_trip,
-                           test_journal_zeros_ahead, test_journal_length_changed);
+                           test_empty_not_written, test_journal_zeros_ahead, test_journal_length_changed);
 }
 
 int main(void) {
