@@ -169,7 +169,7 @@ typedef struct KernelCgroup {
 
 typedef struct KernelScan {
         KernelCgroup *cgroups;  /* parents before children, siblings in creation order */
-        size_t n;
+        size_t n, cap;
         CgMask builtin;         /* the controllers the model of this kernel has */
         bool mount_root;        /* "." is the root of the cgroup2 mount */
 } KernelScan;

@@ -382,12 +382,18 @@ fail:
 }
 
 static int scan_add(KernelScan *s, const char *parent_path, const char *name, size_t parent, unsigned level) {
-        KernelCgroup *v = reallocarray(s->cgroups, s->n + 1, sizeof(KernelCgroup));
+        KernelCgroup *v = s->cgroups;
         char *path;
 
-        if (!v)
-                return -ENOMEM;
-        s->cgroups = v;
+        /* doubling: one more each time made glibc move (mremap(2)) the whole array every few cgroups */
+        if (s->n == s->cap) {
+                size_t cap = s->cap ? 2 * s->cap : 64;
+                v = reallocarray(s->cgroups, cap, sizeof(KernelCgroup));
+                if (!v)
+                        return -ENOMEM;
+                s->cgroups = v;
+                s->cap = cap;
+        }
         if (cgpath_join(parent_path ?: ".", name, &path) < 0)
                 return -ENOMEM;
         v[s->n++] = (KernelCgroup) {
