@@ -226,6 +226,23 @@ static void *grow_one(void *array, size_t n, size_t size) {
         return a;
 }
 
+/*
+ * The same for an array that only this grows (the [cgroup] sections): its
+ * room is @n rounded up to a power of two, so a file of 10,000 sections
+ * reallocates 14 times, not 10,000 (each a copy, or an mremap(2) once large).
+ */
+static void *grow_doubling(void *array, size_t n, size_t size) {
+        void *a = array;
+
+        if ((n & (n - 1)) == 0) {       /* full: 0, 1, 2, 4, ... */
+                a = reallocarray(array, n ? 2 * n : 1, size);
+                if (!a)
+                        return NULL;
+        }
+        memset((char *) a + n * size, 0, size);
+        return a;
+}
+
 /* ---- sections and keys ---- */
 
 /*
@@ -486,7 +503,7 @@ static void parser_start_section(Parser *p, const SectionInfo *info) {
                 p->daemon_line = p->line;
                 break;
         case SECTION_CGROUP: {
-                CgroupSpec *a = grow_one(c->cgroups, c->n_cgroups, sizeof(*a));
+                CgroupSpec *a = grow_doubling(c->cgroups, c->n_cgroups, sizeof(*a));
                 if (!a) {
                         p->r = -ENOMEM;
                         return;
