@@ -127,6 +127,9 @@ int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret);
 
 /* Split @path into its existing parent cgroup and the last component. */
 int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, const char **ret_name);
+/* cg_path_parent() when the caller holds @path's parent already (@parent; NULL: walk): only the last name is checked */
+int cg_path_parent_at(const Hierarchy *h, Cgroup *parent, const char *path, Cgroup **ret_parent,
+                      const char **ret_name);
 /* The child of @parent named @name, or NULL (the child index). */
 Cgroup *cg_child_find(const Hierarchy *h, const Cgroup *parent, const char *name);
 

@@ -430,6 +430,34 @@ int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, co
         return path_walk(h, path, true, ret_parent, ret_name);
 }
 
+/*
+ * The same answers as path_walk(@want_parent) when @parent is the cgroup that @path's components but the
+ * last name: those were valid and found when @parent was, so only the last is left to check, in
+ * path_walk()'s order (length, then the name).
+ */
+int cg_path_parent_at(const Hierarchy *h, Cgroup *parent, const char *path, Cgroup **ret_parent,
+                      const char **ret_name) {
+        const char *p = cgpath_relative(path), *name;
+        size_t n;
+
+        if (!parent)
+                return path_walk(h, path, true, ret_parent, ret_name);
+        if (strlen(path) >= PATH_MAX)
+                return -ENAMETOOLONG;
+        if (cgpath_is_root(p))
+                return -EEXIST;
+        name = strrchr(p, '/');
+        name = name ? name + 1 : p;
+        n = strlen(name);
+        if (n > CGROUP_NAME_MAX)
+                return -ENAMETOOLONG;
+        if (!cgpath_cut_name_is_valid(name, n))
+                return -EINVAL;
+        *ret_parent = parent;
+        *ret_name = name;
+        return 0;
+}
+
 int hierarchy_mkdir(Hierarchy *h, const char *path, Cgroup **ret, Reason *reterr_reason) {
         Cgroup *parent, *c;
         const char *name;
