@@ -390,18 +390,14 @@ int config_parse_user(const Config *c, ConfigErrors *errs, const ConfigLocation 
 
 /* strcmp() with '/' below every other byte: a subtree sorts right after its root. */
 static int path_cmp(const char *a, const char *b) {
-        for (;; a++, b++) {
-                unsigned x = *a == '/' ? 1 : (unsigned char) *a + 1u;
-                unsigned y = *b == '/' ? 1 : (unsigned char) *b + 1u;
-                if (!*a)
-                        x = 0;
-                if (!*b)
-                        y = 0;
-                if (x != y)
-                        return x < y ? -1 : 1;
-                if (!x)
-                        return 0;
+        /* equal bytes decide nothing: skip them plainly (the sort compares ~130,000 pairs at 10,000 paths) */
+        while (*a && *a == *b) {
+                a++;
+                b++;
         }
+        unsigned x = !*a ? 0 : *a == '/' ? 1 : (unsigned char) *a + 1u;
+        unsigned y = !*b ? 0 : *b == '/' ? 1 : (unsigned char) *b + 1u;
+        return x < y ? -1 : x > y;
 }
 
 /* @inner is below @outer (not equal) */
