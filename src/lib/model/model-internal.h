@@ -75,6 +75,9 @@ struct Hierarchy {
         /* some cgroup was set limits_unread (never cleared): without it, a mkdir has no limits to read */
         bool limits_maybe_unread;
 
+        /* some cgroup was given a value (never cleared): without it, there are no values to prune */
+        bool values_maybe_stored;
+
         Proc *procs;            /* indexed by ProcId - 1 */
         size_t n_procs;
         size_t n_alive;

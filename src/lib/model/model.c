@@ -265,6 +265,7 @@ int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
                 return -ENOMEM;
 
         n->limits_maybe_unread = h->limits_maybe_unread;
+        n->values_maybe_stored = h->values_maybe_stored;
         h->root->clone = n->root;
         for (Cgroup *c = h->root; c; c = cgroup_next_descendant_pre(c, h->root)) {
                 r = c == h->root ? cgroup_copy_state(n->root, c) : cgroup_clone_under(n, c);
