@@ -707,6 +707,25 @@ START_TEST(test_lookups_indexed) {
 }
 END_TEST
 
+/* twins among many sections: found by the hash check, then reported as the sort finds them */
+START_TEST(test_same_path_among_many) {
+        StrBuf b = STRBUF_INIT;
+        _cleanup_free_ char *text = NULL;
+
+        for (unsigned k = 0; k < 300; k++)
+                strbuf_printf(&b, "[cgroup]\npath = /g%u/c%u\n", k % 7, k);
+        strbuf_printf(&b, "[cgroup]\npath = /g3/c3\n");      /* path at line 602: the twin of line 8 */
+        strbuf_printf(&b, "[cgroup]\npath = /g0/c0\n");      /* path at line 604: the twin of line 2 */
+        ck_assert_int_eq(strbuf_steal(&b, &text), 0);
+        write_file("twins.conf", text, strlen(text));
+        EXPECT_ERRORS_IN(scratch, "twins.conf", NULL,
+                         "@/twins.conf:602: /g3/c3 is also configured at @/twins.conf:8; use one [cgroup] "
+                         "section per cgroup",
+                         "@/twins.conf:604: /g0/c0 is also configured at @/twins.conf:2; use one [cgroup] "
+                         "section per cgroup");
+}
+END_TEST
+
 START_TEST(test_bom_nul_and_last_line) {
         /* a BOM at the start is skipped; no newline at the end is fine */
         WRITE("bom.conf", "\xef\xbb\xbf[daemon]\nbackend = emulated");
@@ -931,7 +950,8 @@ static Suite *config_suite(void) {
                     { test_nested_delegations }, { test_errors_across_files }, { test_errors_accumulate },
                     { test_long_lines_and_section_names }, { test_syntax_errors }, { test_override_daemon });
         CHECK_TCASE(s, "bytes", scratch_setup, scratch_teardown, { test_inline_comment_keeps_semicolon_in_value },
-                    { test_long_line_value_is_not_cut }, { test_crlf }, { test_lookups_indexed }, { test_bom_nul_and_last_line },
+                    { test_long_line_value_is_not_cut }, { test_crlf }, { test_lookups_indexed }, { test_same_path_among_many },
+                    { test_bom_nul_and_last_line },
                     { test_unreadable_files });
         CHECK_TCASE(s, "values", NULL, NULL, { test_path_verify, ELEMENTSOF(path_cases) }, { test_path_limits },
                     { test_booleans }, { test_change_to_string });
