@@ -175,6 +175,26 @@ START_TEST(test_bad_descriptions) {
 }
 END_TEST
 
+/* twins among many descriptions: found by the hash check, reported in path order as the sort pairs them */
+START_TEST(test_described_twice_among_many) {
+        static char paths[200][16];
+        DesiredCgroup d[ELEMENTSOF(paths) + 3];
+        size_t n = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                snprintf(paths[i], sizeof(paths[i]), "/t%zu", i);
+                d[n++] = (DesiredCgroup) { .path = paths[i], .origin = { "t.conf", (unsigned) i + 1 } };
+        }
+        d[n++] = (DesiredCgroup) { .path = "/t7", .origin = { "t.conf", 301 } };
+        d[n++] = (DesiredCgroup) { .path = "/t150", .origin = { "t.conf", 302 } };
+        d[n++] = (DesiredCgroup) { .path = "/t7", .origin = { "t.conf", 303 } };
+        expect_errors(d, n,
+                      (const char *const[]) { "/t150: described twice", "/t7: described twice",
+                                              "/t7: described twice", NULL },
+                      (const unsigned[]) { 302, 301, 303 });
+}
+END_TEST
+
 START_TEST(test_undo_restores_each_step) {
         _cleanup_free_ char *start = NULL;
         PolicyErrors e = {};
@@ -456,7 +476,7 @@ static Suite *policy_suite(void) {
         return CHECK_SUITE("policy", "plan", setup, teardown, test_doc_example_from_scratch,
                            test_in_sync_plan_is_empty, test_switch_bypass_to_enable_rebuilds_below,
                            test_unmanaged_user_blocks_change, test_refusals_name_reason_and_line,
-                           test_bad_descriptions, test_undo_restores_each_step, test_drift, test_random_plans,
+                           test_bad_descriptions, test_described_twice_among_many, test_undo_restores_each_step, test_drift, test_random_plans,
                            test_plan_may_add_files, test_tokens_parse);
 }
 

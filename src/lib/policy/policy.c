@@ -617,7 +617,41 @@ static int cmp_desired_path(const void *a, const void *b) {
         return c ? c : (x < y ? -1 : x > y);
 }
 
+/*
+ * Whether two of @want name the same path, by a hash set: the sort that reports twins costs ~130,000
+ * comparisons at 10,000 cgroups, for the usual answer "none". Return: 1 twins, 0 none, -ENOMEM.
+ */
+static int desired_have_twins(const DesiredCgroup *want, size_t n) {
+        size_t n_slots = 16;
+
+        while (n_slots < 2 * n)
+                n_slots *= 2;
+        _cleanup_free_ const char **slots = calloc(n_slots, sizeof(*slots));
+        if (!slots)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const char *path = want[i].path;
+                uint64_t x = 1469598103934665603ULL;
+
+                if (!path)
+                        continue;       /* reported above; the sort never pairs it */
+                for (const char *c = path; *c; c++)
+                        x = (x ^ (unsigned char) *c) * 1099511628211ULL;
+                for (size_t s = (size_t) (x ^ (x >> 32)) & (n_slots - 1);; s = (s + 1) & (n_slots - 1)) {
+                        if (!slots[s]) {
+                                slots[s] = path;
+                                break;
+                        }
+                        if (streq(slots[s], path))
+                                return 1;
+                }
+        }
+        return 0;
+}
+
 static int check_desired(Planner *p) {
+        int r;
+
         for (size_t i = 0; i < p->n_want; i++) {
                 const DesiredCgroup *d = &p->want[i];
 
@@ -636,8 +670,11 @@ static int check_desired(Planner *p) {
                                   "/: the root cgroup has no parent to bypass controllers for it");
         }
 
-        /* duplicates: sorted by path (then index), so twins are neighbours; O(n log n) */
-        if (p->n_want > 1) {
+        /* duplicates: sorted by path (then index), so twins are neighbours; O(n log n), when there are any */
+        r = desired_have_twins(p->want, p->n_want);
+        if (r < 0)
+                return r;
+        if (r > 0) {
                 const DesiredCgroup **sorted = malloc(p->n_want * sizeof(DesiredCgroup *));
                 if (!sorted)
                         return -ENOMEM;
