@@ -26,7 +26,7 @@ typedef struct Proc {
 } Proc;
 
 struct Cgroup {
-        char *name;
+        char *name;             /* name_buf: one allocation with the cgroup */
         Cgroup *parent;
         Cgroup *first_child, *last_child, *next_sibling, *prev_sibling;
         Cgroup *hash_next;      /* Hierarchy.buckets chain, keyed by (parent, name) */
@@ -54,6 +54,10 @@ struct Cgroup {
         /* controller files written (model-values.c): what each shows; the rest show defaults */
         CgValue *values;
         size_t n_values;
+
+        /* the name's bytes: a model allocates a cgroup per mkdir and per import, a strdup() more was a
+         * second malloc() and free() each */
+        char name_buf[];
 };
 
 struct Hierarchy {

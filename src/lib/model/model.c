@@ -109,14 +109,13 @@ static int child_index_grow(Hierarchy *h) {
 /* ---- lifetime ---- */
 
 Cgroup *cgroup_alloc(const char *name) {
-        Cgroup *c = calloc(1, sizeof(Cgroup));
+        size_t n = strlen(name);
+        Cgroup *c = malloc(sizeof(Cgroup) + n + 1);
         if (!c)
                 return NULL;
-        c->name = strdup(name);
-        if (!c->name) {
-                free(c);
-                return NULL;
-        }
+        *c = (Cgroup) {};
+        memcpy(c->name_buf, name, n + 1);
+        c->name = c->name_buf;
         c->dom_cgrp = c;
         c->max_depth = INT_MAX;
         c->max_descendants = INT_MAX;
@@ -125,7 +124,6 @@ Cgroup *cgroup_alloc(const char *name) {
 
 static void cgroup_free_one(Cgroup *c) {
         cg_values_free(c);
-        free(c->name);
         free(c);
 }
 
