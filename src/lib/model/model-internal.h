@@ -82,6 +82,15 @@ struct Hierarchy {
         /* some cgroup was given a value (never cleared): without it, there are no values to prune */
         bool values_maybe_stored;
 
+        /*
+         * The parent the last mkdir walked to, and its relative path: siblings are made in a row, and
+         * the walk from the root was most of a mkdir. Forgotten at every rmdir (no other operation
+         * removes a cgroup or renames one).
+         */
+        Cgroup *mkdir_parent;
+        char *mkdir_parent_path;
+        size_t mkdir_parent_len;
+
         Proc *procs;            /* indexed by ProcId - 1 */
         size_t n_procs;
         size_t n_alive;
