@@ -138,6 +138,11 @@ static ControllerState ctl_state(const Cgroup *c, Controller x) {
         return ctl_of(masks_of(c), x);
 }
 
+/* the controllers @d says something about, in either file */
+static CgMask desired_managed(const DesiredCgroup *d) {
+        return d->sc_enable | d->sc_bypass | d->sc_disable | d->ctl_enable | d->ctl_bypass;
+}
+
 static bool uses(ControllerState s) {
         return s == STATE_ENABLED || s == STATE_BYPASSED || s == STATE_REENABLED;
 }
@@ -522,7 +527,9 @@ static int check_reached(Planner *p) {
                 if (!it->cgroup || it->failed)
                         continue;
                 Masks now = masks_of(it->cgroup);
-                FOREACH_CONTROLLER(x)
+                /* only what it manages can miss its target (the rest stay STATE_UNMANAGED) */
+                const CgMask managed = desired_managed(&p->want[it->desired]);
+                FOREACH_CONTROLLER_IN(x, managed)
                         if ((it->sc_target[x] != STATE_UNMANAGED && it->sc_target[x] != sc_of(now, x)) ||
                             (it->ctl_target[x] != STATE_UNMANAGED && it->ctl_target[x] != ctl_of(now, x))) {
                                 add_error(p, p->want[it->desired].origin,
@@ -858,7 +865,9 @@ int policy_drift(const Hierarchy *h, const DesiredCgroup *want, size_t n_want, D
                         continue;
                 }
                 Masks now = masks_of(c);
-                FOREACH_CONTROLLER(x) {
+                /* an unmanaged controller is no drift: only the managed ones, not all 15 a cgroup */
+                const CgMask managed = desired_managed(&want[i]);
+                FOREACH_CONTROLLER_IN(x, managed) {
                         CgMask b = CGMASK(x);
                         ControllerState sc = want[i].sc_enable & b ? STATE_ENABLED : want[i].sc_bypass & b ? STATE_BYPASSED :
                                    want[i].sc_disable & b ? STATE_DISABLED : STATE_UNMANAGED;
