@@ -18,7 +18,7 @@ static const char *components_problem(const char *p) {
         bool empty = false, trailing = false, dotdot = false, dot = false;
 
         for (;;) {
-                size_t n = strcspn(p, "/");
+                size_t n = (size_t) (strchrnul(p, '/') - p);  /* strcspn() of one byte, without its set */
 
                 if (n == 0) {
                         if (p[0])
