@@ -385,7 +385,13 @@ static int resolve_clearing(Planner *p) {
                         if (!it->cgroup || it->failed)
                                 continue;
                         Masks now = masks_of(it->cgroup);        /* the clearing writes nothing */
-                        FOREACH_CONTROLLER(x) {
+                        /*
+                         * Only what it manages: an unmanaged controller's cleared states stay as found
+                         * (set_targets(), and teardown() changes only a controller the item describes),
+                         * and its ctl_final is ctl_orig.
+                         */
+                        const CgMask managed = desired_managed(&p->want[it->desired]);
+                        FOREACH_CONTROLLER_IN(x, managed) {
                                 ControllerState sc = sc_of(now, x);
                                 if (it->sc_cleared[x] != sc)
                                         changed |= clear_children(p, it, it->cgroup, x);
@@ -467,7 +473,13 @@ static int plan_clearing(Planner *p) {
                 if (!it->cgroup || it->failed)
                         continue;
                 Masks now = masks_of(it->cgroup);
-                FOREACH_CONTROLLER(x) {
+                /*
+                 * Only what it manages can differ from the cleared states: the rest were left as found
+                 * (resolve_clearing()), and nothing written before it (its descendants, deepest first,
+                 * and cgroups beside it) changes its own masks.
+                 */
+                const CgMask managed = desired_managed(d);
+                FOREACH_CONTROLLER_IN(x, managed) {
                         if (it->sc_cleared[x] != sc_of(now, x))
                                 sc |= CGMASK(x);
                         if (it->ctl_cleared[x] != ctl_of(now, x))
