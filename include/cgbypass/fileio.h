@@ -48,3 +48,5 @@ int file_write_atomic_changed(const char *dir, const char *name, const char *tex
  * Return: 0 and @ret (malloc'ed), or -errno; EINTR is retried.
  */
 int file_read_fd(int fd, size_t max, unsigned flags, char **ret);
+/* file_read_fd(), and its length in @ret_len (may be NULL): the text may hold NUL bytes */
+int file_read_fd_len(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len);

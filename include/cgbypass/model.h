@@ -375,3 +375,10 @@ int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtr
 int hierarchy_import_cgroup(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
                             CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first,
                             Cgroup **ret);
+/*
+ * hierarchy_import_cgroup() by a loader that holds the parent already (@parent_hint, the cgroup that
+ * names all of @path but its last name; NULL: walk @path): no walk from the root per cgroup.
+ */
+int hierarchy_import_below(Hierarchy *h, Cgroup *parent_hint, const char *path, bool threaded,
+                           CgMask subtree_control, CgMask subtree_bypass, CgMask enable_ss_mask,
+                           unsigned nr_procs, ProcId *ret_first, Cgroup **ret);

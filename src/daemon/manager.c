@@ -325,9 +325,14 @@ static int plan_with(Manager *m, const DesiredSet *desired, ClientChanges *chang
                 size_t n_gone = 0;
                 int r;
 
-                r = client_changes_merge(desired, changes, h, NULL, &merged, &gone, &n_gone);
-                if (r < 0)
-                        return r;
+                /* without client changes the merge is a copy of @desired: 10,000 items to allocate and touch */
+                const DesiredSet *want = desired;
+                if (changes->n > 0) {
+                        r = client_changes_merge(desired, changes, h, NULL, &merged, &gone, &n_gone);
+                        if (r < 0)
+                                return r;
+                        want = &merged;
+                }
                 drop = calloc(changes->n + 1, sizeof(bool));
                 if (!drop) {
                         desired_set_done(&merged);
@@ -344,7 +349,7 @@ static int plan_with(Manager *m, const DesiredSet *desired, ClientChanges *chang
                         continue;
                 }
 
-                r = policy_plan(h, merged.items, merged.n, ret, &pe);
+                r = policy_plan(h, want->items, want->n, ret, &pe);
                 desired_set_done(&merged);
                 if (r >= 0) {
                         /* a mkdir below a cgroup whose limits the scan left unread: plan again knowing them */
@@ -412,9 +417,15 @@ int manager_log_drift(Manager *m) {
         if (change_journal_load(&journal, manager_state_dir(m), &saved) < 0)
                 saved = (ClientChanges) {};     /* load_client_changes() said so already */
         change_journal_done(&journal);
-        r = client_changes_merge(&applied, &saved, NULL, NULL, &merged, NULL, NULL);
+        /* as in plan_with(): no client change, no copy */
+        const DesiredSet *want = &applied;
+        r = 0;
+        if (saved.n > 0) {
+                r = client_changes_merge(&applied, &saved, NULL, NULL, &merged, NULL, NULL);
+                want = &merged;
+        }
         if (r >= 0)
-                r = policy_drift(backend_get_model(m->backend), merged.items, merged.n, &d, &n);
+                r = policy_drift(backend_get_model(m->backend), want->items, want->n, &d, &n);
         desired_set_done(&merged);
         client_changes_done(&saved);
         desired_set_done(&applied);

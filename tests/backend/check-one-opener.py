@@ -30,7 +30,7 @@ ALLOWED = {
     ('src/lib/backend/backend-state.c', 'openat', 'state_fd'): 'a file of the state directory',
     ('src/lib/util/fileio.c', 'open', 'dir'): 'atomic writes of state files (backend-state.c, desired.c, client-changes.c)',
     ('src/lib/util/fileio.c', 'openat', 'dir_fd'): 'atomic writes of state files, and the fsync of their directory',
-    ('src/lib/policy/desired.c', 'fopen', 'path'): 'the applied state, in the state directory',
+    ('src/lib/policy/desired.c', 'open', 'path'): 'the applied state, in the state directory',
     ('src/daemon/client-changes.c', 'fopen', 'path'): 'the client changes, in the state directory',
     ('src/daemon/change-journal.c', 'fopen', 'path'): 'the journal of client changes, in the state directory',
     ('src/daemon/change-journal.c', 'open', 'path'): 'a commit to the journal of client changes, by name',

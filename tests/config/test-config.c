@@ -707,6 +707,25 @@ START_TEST(test_lookups_indexed) {
 }
 END_TEST
 
+/* twins among many sections: found by the hash check, then reported as the sort finds them */
+START_TEST(test_same_path_among_many) {
+        StrBuf b = STRBUF_INIT;
+        _cleanup_free_ char *text = NULL;
+
+        for (unsigned k = 0; k < 300; k++)
+                strbuf_printf(&b, "[cgroup]\npath = /g%u/c%u\n", k % 7, k);
+        strbuf_printf(&b, "[cgroup]\npath = /g3/c3\n");      /* path at line 602: the twin of line 8 */
+        strbuf_printf(&b, "[cgroup]\npath = /g0/c0\n");      /* path at line 604: the twin of line 2 */
+        ck_assert_int_eq(strbuf_steal(&b, &text), 0);
+        write_file("twins.conf", text, strlen(text));
+        EXPECT_ERRORS_IN(scratch, "twins.conf", NULL,
+                         "@/twins.conf:602: /g3/c3 is also configured at @/twins.conf:8; use one [cgroup] "
+                         "section per cgroup",
+                         "@/twins.conf:604: /g0/c0 is also configured at @/twins.conf:2; use one [cgroup] "
+                         "section per cgroup");
+}
+END_TEST
+
 START_TEST(test_bom_nul_and_last_line) {
         /* a BOM at the start is skipped; no newline at the end is fine */
         WRITE("bom.conf", "\xef\xbb\xbf[daemon]\nbackend = emulated");
@@ -723,6 +742,43 @@ START_TEST(test_bom_nul_and_last_line) {
         EXPECT_ERRORS_IN(scratch, "nul.conf", NULL,
                          "@/nul.conf:2: line contains a NUL byte",
                          "@/nul.conf:4: backend: unknown backend 'x'; use auto, native, emulated or sim");
+}
+END_TEST
+
+/* a file larger than the reader's buffer: lines across its edges, a NUL and a line longer than both */
+START_TEST(test_large_file) {
+        StrBuf b = STRBUF_INIT;
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+
+        for (unsigned k = 0; k < 5000; k++)
+                if (k == 3000)
+                        strbuf_append_n(&b, "[cgroup]\npath = /g3000\0z\n", 25);      /* the path at line 6002 */
+                else
+                        strbuf_printf(&b, "[cgroup]\npath = /g%u\n", k);
+        for (unsigned i = 0; i < 100000; i++)                                         /* line 10001 */
+                strbuf_putc(&b, 'x');
+        strbuf_append(&b, "\n[daemon]\nbackend = x\r\n");                              /* line 10003 */
+        len = b.len;
+        ck_assert_int_eq(strbuf_steal(&b, &text), 0);
+        ck_assert_uint_gt(len, 2 * 65536);
+        write_file("large.conf", text, len);
+        EXPECT_ERRORS_IN(scratch, "large.conf", NULL,
+                         "@/large.conf:6002: line contains a NUL byte",
+                         "@/large.conf:10001: line is longer than 197 bytes, which inih cannot hold; shorten it",
+                         "@/large.conf:10003: backend: unknown backend 'x'; use auto, native, emulated or sim");
+
+        /* the same without the errors: every section read */
+        for (unsigned k = 0; k < 5000; k++)
+                strbuf_printf(&b, "[cgroup]\npath = /g%u\n", k);
+        free(text);
+        len = b.len;
+        ck_assert_int_eq(strbuf_steal(&b, &text), 0);
+        write_file("large-ok.conf", text, len);
+        _cleanup_(config_freep) Config *c = load_ok_in(scratch, "large-ok.conf", NULL);
+        ck_assert_uint_eq(c->n_cgroups, 5000);
+        ck_assert_str_eq(c->cgroups[4999].path, "/g4999");
+        ck_assert_uint_eq(c->cgroups[4999].path_loc.line, 10000);
 }
 END_TEST
 
@@ -931,7 +987,8 @@ static Suite *config_suite(void) {
                     { test_nested_delegations }, { test_errors_across_files }, { test_errors_accumulate },
                     { test_long_lines_and_section_names }, { test_syntax_errors }, { test_override_daemon });
         CHECK_TCASE(s, "bytes", scratch_setup, scratch_teardown, { test_inline_comment_keeps_semicolon_in_value },
-                    { test_long_line_value_is_not_cut }, { test_crlf }, { test_lookups_indexed }, { test_bom_nul_and_last_line },
+                    { test_long_line_value_is_not_cut }, { test_crlf }, { test_lookups_indexed }, { test_same_path_among_many }, { test_large_file },
+                    { test_bom_nul_and_last_line },
                     { test_unreadable_files });
         CHECK_TCASE(s, "values", NULL, NULL, { test_path_verify, ELEMENTSOF(path_cases) }, { test_path_limits },
                     { test_booleans }, { test_change_to_string });

@@ -135,6 +135,13 @@ out=$(run "$data/doc-example.conf" --apply-once 2>&1)
 [[ $out == *"Drift: /A/B/G cgroup.controllers cpu: expected re-enabled, found bypassed"* ]] &&
 	[[ $out == *"1 operation(s)"* ]] && ok "drift is logged and fixed through the plan" || not_ok "drift" "$out"
 
+# drift is reckoned from the applied state with the saved client changes over it (the last use of this state)
+printf '%s\n' '# cgbypassd client changes v1; written by cgbypassd, do not edit' \
+	'change /A/B/G sc= ctl=#cpu admin= owner=-' >"$work/state/client-changes"
+out=$(run "$data/doc-example.conf" --apply-once 2>&1)
+[[ $out == *"Drift: /A/B/G cgroup.controllers cpu: expected bypassed, found re-enabled"* ]] &&
+	ok "drift: a saved client change is part of what was applied" || not_ok "drift with a client change" "$out"
+
 # a new configuration is not drift: nothing to report on the first apply
 out=$(run "$data/doc-example.conf" --state-directory "$work/fresh-state" --cgroup-root "$work/fresh-root" --apply-once 2>&1)
 [[ $out != *Drift* ]] && ok "a first apply reports no drift" || not_ok "first apply drift" "$out"

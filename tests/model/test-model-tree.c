@@ -668,6 +668,78 @@ START_TEST(test_enable_collides_with_directory) {
 }
 END_TEST
 
+/* mkdirs in a row under one parent skip the walk to it (mkdir_walk()): the same answers as a walk */
+START_TEST(test_mkdir_siblings_in_a_row) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = hnew(both_rules[_i], VM);
+        char name[CGROUP_NAME_MAX + 8];
+        Cgroup *b, *c;
+
+        MKDIR(h, "A");
+        MKDIR(h, "A/B");
+        MKDIR(h, "A/B/x");
+        MKDIR(h, "/A/B/y");
+        MKDIR_FAIL(h, "A/B/x", EEXIST, REASON_EXISTS);
+        MKDIR_FAIL(h, "A/B/cgroup.procs", EEXIST, REASON_EXISTS);
+        MKDIR_FAIL(h, "A/B/..", EINVAL, ANY_REASON);
+        MKDIR_FAIL(h, "A/B/.", EINVAL, ANY_REASON);
+        MKDIR_FAIL(h, "A/B/", EINVAL, ANY_REASON);
+        MKDIR_FAIL(h, "A//B/z", EINVAL, ANY_REASON);
+        snprintf(name, sizeof(name), "A/B/%0*d", CGROUP_NAME_MAX + 1, 0);
+        MKDIR_FAIL(h, name, ENAMETOOLONG, ANY_REASON);
+        MKDIR(h, "A/B/z");
+        ck_assert_int_eq(hierarchy_lookup(h, "A/B/z", &c), 0);
+        ck_assert_str_eq(cgroup_name(c), "z");
+        ck_assert_str_eq(cgroup_name(cgroup_parent(c)), "B");
+
+        /* the parent removed and made again: a new cgroup, found by a new walk */
+        RMDIR_OK(h, "A/B/x");
+        RMDIR_OK(h, "A/B/y");
+        RMDIR_OK(h, "A/B/z");
+        RMDIR_OK(h, "A/B");
+        MKDIR_FAIL(h, "A/B/w", ENOENT, REASON_NO_SUCH_CGROUP);
+        MKDIR(h, "A/B");
+        MKDIR(h, "A/B/w");
+        ck_assert_int_eq(hierarchy_lookup(h, "A/B/w", &c), 0);
+        ck_assert_int_eq(hierarchy_lookup(h, "A/B", &b), 0);
+        ck_assert_ptr_eq(cgroup_parent(c), b);
+        ck_assert_int_eq(hierarchy_check(h, NULL), 0);
+        ck_assert_uint_eq(cgroup_nr_descendants(hierarchy_root(h)), 3);
+}
+END_TEST
+
+/* a loader that holds the parent gets what a walk of the whole path gets, errors included */
+START_TEST(test_import_below) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = hnew(both_rules[_i], VM);
+        char name[CGROUP_NAME_MAX + 4];
+        Cgroup *a, *b, *c;
+
+        ck_assert_int_eq(hierarchy_import_below(h, NULL, ".", false, 0, 0, 0, 0, NULL, &c), 0);
+        ck_assert_ptr_eq(c, hierarchy_root(h));
+        ck_assert_int_eq(hierarchy_import_below(h, hierarchy_root(h), "A", false, 0, 0, 0, 0, NULL, &a), 0);
+        ck_assert_int_eq(hierarchy_import_below(h, a, "A/B", false, 0, 0, 0, 0, NULL, &b), 0);
+        ck_assert_ptr_eq(cgroup_parent(b), a);
+        ck_assert_str_eq(cgroup_name(b), "B");
+        ck_assert_int_eq(hierarchy_lookup(h, "/A/B", &c), 0);
+        ck_assert_ptr_eq(c, b);
+
+        const char *bad[] = { "A/B", "A/..", "A/.", "A/", "A/cgroup.procs" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                ck_assert_int_eq(hierarchy_import_below(h, a, bad[i], false, 0, 0, 0, 0, NULL, &c),
+                                 hierarchy_import_cgroup(h, bad[i], false, 0, 0, 0, 0, NULL, &c));
+        ck_assert_int_eq(hierarchy_import_below(h, a, "A/B", false, 0, 0, 0, 0, NULL, &c), -EEXIST);
+        ck_assert_int_eq(hierarchy_import_below(h, a, "A/..", false, 0, 0, 0, 0, NULL, &c), -EINVAL);
+        ck_assert_int_eq(hierarchy_import_below(h, a, "A/cgroup.procs", false, 0, 0, 0, 0, NULL, &c), -ENOTDIR);
+
+        name[0] = 'A';
+        name[1] = '/';
+        memset(name + 2, 'x', CGROUP_NAME_MAX + 1);
+        name[CGROUP_NAME_MAX + 3] = '\0';
+        ck_assert_int_eq(hierarchy_import_below(h, a, name, false, 0, 0, 0, 0, NULL, &c), -ENAMETOOLONG);
+        ck_assert_int_eq(hierarchy_import_cgroup(h, name, false, 0, 0, 0, 0, NULL, &c), -ENAMETOOLONG);
+        ck_assert_int_eq(hierarchy_check(h, NULL), 0);
+}
+END_TEST
+
 static Suite *tree_suite(void) {
         Suite *s = suite_create("model-tree");
 
@@ -675,7 +747,8 @@ static Suite *tree_suite(void) {
                     { test_mkdir_file_names_that_do_not_exist_here, 2 }, { test_rmdir, 2 });
         CHECK_TCASE(s, "limits", NULL, NULL, { test_limit_parse, 2 * ELEMENTSOF(limit_cases) },
                     { test_limit_defaults_and_empty_write, 2 }, { test_limit_depth, 2 }, { test_limit_descendants, 2 });
-        CHECK_TCASE(s, "paths", NULL, NULL, { test_paths, 2 }, { test_clone, 2 }, { test_limits_maybe_unread });
+        CHECK_TCASE(s, "paths", NULL, NULL, { test_paths, 2 }, { test_clone, 2 }, { test_limits_maybe_unread },
+                    { test_import_below, 2 }, { test_mkdir_siblings_in_a_row, 2 });
         CHECK_TCASE(s, "effective", NULL, NULL, { test_doc_example_effective_tree }, { test_doc_example_files });
         CHECK_TCASE(s, "files", NULL, NULL, { test_core_files, 2 }, { test_debug_files_need_debug, 2 },
                     { test_cpu_weight_follows_cpu, 2 }, { test_memory_max_follows_memory, 2 },

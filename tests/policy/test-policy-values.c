@@ -317,10 +317,54 @@ START_TEST(test_values_go_with_their_css) {
 }
 END_TEST
 
+/* a copy of the model prunes the values it took over, and the ones set in it (hierarchy_values_prune()) */
+START_TEST(test_values_go_with_their_css_in_copies) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = NULL, *fresh = NULL, *copy = NULL, *scope = NULL;
+        _cleanup_free_ char *s = NULL;
+        Cgroup *a;
+
+        ck_assert_int_eq(hierarchy_new(&h, RULES_BYPASS, CGMASK_VM_KERNEL), 0);
+        ck_assert_int_eq(hierarchy_mkdir(h, "A", &a, NULL), 0);
+        ck_assert_int_eq(cgroup_write(h, hierarchy_root(h), "cgroup.subtree_control", "+memory", NULL), 0);
+
+        /* copied before any value: set in the copy */
+        ck_assert_int_eq(hierarchy_clone(h, &fresh), 0);
+        ck_assert_int_eq(hierarchy_lookup(fresh, "A", &a), 0);
+        ck_assert_int_eq(cgroup_value_write(fresh, a, "memory.max", "4G", NULL), 0);
+        ck_assert_int_eq(cgroup_write(fresh, hierarchy_root(fresh), "cgroup.subtree_control", "-memory", NULL), 0);
+        ck_assert_int_eq(cgroup_write(fresh, hierarchy_root(fresh), "cgroup.subtree_control", "+memory", NULL), 0);
+        ck_assert_int_eq(cgroup_value_read(fresh, a, "memory.max", &s), 0);
+        ck_assert_str_eq(s, "max\n");
+        free(s);
+        s = NULL;
+
+        /* set, then copied whole and by scope */
+        ck_assert_int_eq(hierarchy_lookup(h, "A", &a), 0);
+        ck_assert_int_eq(cgroup_value_restore(h, a, "memory.max", "4294967296\n"), 0);
+        ck_assert_int_eq(hierarchy_clone(h, &copy), 0);
+        ck_assert_int_eq(hierarchy_clone_scope(h, a, &scope), 0);
+        Hierarchy *copies[] = { copy, scope };
+        for (size_t i = 0; i < ELEMENTSOF(copies); i++) {
+                Hierarchy *n = copies[i];
+                ck_assert_int_eq(hierarchy_lookup(n, "A", &a), 0);
+                ck_assert_int_eq(cgroup_value_read(n, a, "memory.max", &s), 0);
+                ck_assert_str_eq(s, "4294967296\n");
+                free(s);
+                s = NULL;
+                ck_assert_int_eq(cgroup_write(n, hierarchy_root(n), "cgroup.subtree_control", "-memory", NULL), 0);
+                ck_assert_int_eq(cgroup_write(n, hierarchy_root(n), "cgroup.subtree_control", "+memory", NULL), 0);
+                ck_assert_int_eq(cgroup_value_read(n, a, "memory.max", &s), 0);
+                ck_assert_str_eq(s, "max\n");
+                free(s);
+                s = NULL;
+        }
+}
+END_TEST
+
 int main(void) {
         return check_run(CHECK_SUITE("policy-values", "values", scratch_setup, scratch_teardown,
                                      test_plan_writes_values_after_their_files_appear,
                                      test_apply_reapply_change_and_restart, test_kernel_refusal_undoes_the_apply,
                                      test_refused_value_between_values, test_files_the_cgroup_will_not_have,
-                                     test_values_go_with_their_css));
+                                     test_values_go_with_their_css, test_values_go_with_their_css_in_copies));
 }

@@ -175,6 +175,26 @@ START_TEST(test_bad_descriptions) {
 }
 END_TEST
 
+/* twins among many descriptions: found by the hash check, reported in path order as the sort pairs them */
+START_TEST(test_described_twice_among_many) {
+        static char paths[200][16];
+        DesiredCgroup d[ELEMENTSOF(paths) + 3];
+        size_t n = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                snprintf(paths[i], sizeof(paths[i]), "/t%zu", i);
+                d[n++] = (DesiredCgroup) { .path = paths[i], .origin = { "t.conf", (unsigned) i + 1 } };
+        }
+        d[n++] = (DesiredCgroup) { .path = "/t7", .origin = { "t.conf", 301 } };
+        d[n++] = (DesiredCgroup) { .path = "/t150", .origin = { "t.conf", 302 } };
+        d[n++] = (DesiredCgroup) { .path = "/t7", .origin = { "t.conf", 303 } };
+        expect_errors(d, n,
+                      (const char *const[]) { "/t150: described twice", "/t7: described twice",
+                                              "/t7: described twice", NULL },
+                      (const unsigned[]) { 302, 301, 303 });
+}
+END_TEST
+
 START_TEST(test_undo_restores_each_step) {
         _cleanup_free_ char *start = NULL;
         PolicyErrors e = {};
@@ -452,12 +472,74 @@ START_TEST(test_tokens_parse) {
 }
 END_TEST
 
+/* what state_file_load() reads: lines cut at their newline (and a NUL), words at runs of spaces */
+static int load_text(const char *text, size_t len, DesiredSet *ret) {
+        char dir[] = "/tmp/test-policy-XXXXXX";
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, STATE_FILE_NAME), 0);
+        FILE *f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+        ck_assert_int_eq(fclose(f), 0);
+        r = state_file_load(dir, ret);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(rmdir(dir), 0);
+        return r;
+}
+
+#define HEADER "# cgbypassd applied state v1; written by cgbypassd, do not edit\n"
+#define LOAD(literal, ret) load_text(literal, sizeof(literal) - 1, ret)
+
+START_TEST(test_state_file_load) {
+        DesiredSet s = {};
+
+        ck_assert_int_eq(LOAD(HEADER "cgroup / create=no sc=+cpu ctl=\n"
+                              "cgroup  /a/b   create=yes  sc=#cpu,-io ctl=+cpu\n"
+                              "cgroup /c", &s), 0);
+        ck_assert_uint_eq(s.n, 3);
+        ck_assert_str_eq(s.items[0].path, "/");
+        ck_assert(!s.items[0].create);
+        ck_assert_uint_eq(s.items[0].sc_enable, CPU);
+        ck_assert_str_eq(s.items[1].path, "/a/b");
+        ck_assert(s.items[1].create);
+        ck_assert_uint_eq(s.items[1].sc_bypass, CPU);
+        ck_assert_uint_eq(s.items[1].sc_disable, IO);
+        ck_assert_uint_eq(s.items[1].ctl_enable, CPU);
+        ck_assert_uint_eq(s.items[1].origin.line, 3);
+        ck_assert(strstr(s.items[1].origin.file, STATE_FILE_NAME));
+        ck_assert_str_eq(s.items[2].path, "/c");
+        desired_set_done(&s);
+
+        /* a NUL ends the line as a string: the rest of it is not read */
+        ck_assert_int_eq(load_text(HEADER "cgroup /d sc=+cpu\0 junk\n", sizeof(HEADER) - 1 + 24, &s), 0);
+        ck_assert_uint_eq(s.n, 1);
+        ck_assert_str_eq(s.items[0].path, "/d");
+        ck_assert_uint_eq(s.items[0].sc_enable, CPU);
+        desired_set_done(&s);
+
+        ck_assert_int_eq(LOAD("", &s), -EBADMSG);
+        ck_assert_int_eq(LOAD("# another header\n", &s), -EBADMSG);
+        ck_assert_int_eq(LOAD(HEADER "\n", &s), -EBADMSG);
+        ck_assert_int_eq(LOAD(HEADER "group /a\n", &s), -EBADMSG);
+        ck_assert_int_eq(LOAD(HEADER "cgroup a\n", &s), -EBADMSG);
+        ck_assert_int_eq(LOAD(HEADER "cgroup /a what=1\n", &s), -EBADMSG);
+        ck_assert_int_eq(LOAD(HEADER "cgroup /a sc=+nope\n", &s), -EBADMSG);
+        ck_assert_int_eq(LOAD(HEADER, &s), 0);
+        ck_assert_uint_eq(s.n, 0);
+        desired_set_done(&s);
+        ck_assert_int_eq(state_file_load("/nonexistent-dir", &s), -ENOENT);
+}
+END_TEST
+
 static Suite *policy_suite(void) {
         return CHECK_SUITE("policy", "plan", setup, teardown, test_doc_example_from_scratch,
                            test_in_sync_plan_is_empty, test_switch_bypass_to_enable_rebuilds_below,
                            test_unmanaged_user_blocks_change, test_refusals_name_reason_and_line,
-                           test_bad_descriptions, test_undo_restores_each_step, test_drift, test_random_plans,
-                           test_plan_may_add_files, test_tokens_parse);
+                           test_bad_descriptions, test_described_twice_among_many, test_undo_restores_each_step, test_drift, test_random_plans,
+                           test_plan_may_add_files, test_tokens_parse, test_state_file_load);
 }
 
 int main(void) {

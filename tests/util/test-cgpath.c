@@ -141,6 +141,8 @@ START_TEST(test_join) {
                 { "/a",   "b", "/a/b" },
                 { ".",    "b", "b" },
                 { "a",    "b", "a/b" },
+                { "/a/bc", "def", "/a/bc/def" },
+                { "/",    "", "/" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(j); i++) {

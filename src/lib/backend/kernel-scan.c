@@ -657,7 +657,9 @@ int kernel_scan_import(const KernelScan *s, Hierarchy *h, const CgMask *subtree_
                         en = kc->controllers & parent_sb;
                 }
 
-                r = hierarchy_import_cgroup(h, kc->path, kc->threaded, sc, sb, en, kc->nr_procs, NULL, &c);
+                /* the scan lists parents first: the parent's model cgroup is at[], no walk from the root */
+                r = hierarchy_import_below(h, i > 0 ? at[kc->parent] : NULL, kc->path, kc->threaded, sc, sb, en,
+                                           kc->nr_procs, NULL, &c);
                 if (r == -EUCLEAN) {
                         _cleanup_free_ char *m = backend_masks_to_string(sc, sb);
                         _cleanup_free_ char *e = backend_masks_to_string(en, 0);

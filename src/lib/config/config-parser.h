@@ -48,6 +48,10 @@ typedef struct Parser {
         bool damaged;                   /* a line of the current section was rejected */
 
         char raw[RAW_LINE_MAX + 1];
+
+        /* what was read from @f and not yet cut into lines: the reader finds newlines with memchr() */
+        char in[65536];
+        size_t in_pos, in_len;
 } Parser;
 
 /* config-reader.c: inih's ini_reader, one line at a time (@stream is the Parser) */

@@ -64,10 +64,18 @@ char *skip_space(char *s) {
  * inih's find_chars_or_comment(): the first of @chars, or the start of an
  * inline comment (';' after whitespace), or the end of the string.
  */
+/* strchr(@chars, @c) for a byte that is not NUL, without the call: this runs for every byte of a line */
+static bool in_chars(const char *chars, char c) {
+        for (; *chars; chars++)
+                if (*chars == c)
+                        return true;
+        return false;
+}
+
 char *find_chars_or_comment(char *s, const char *chars) {
         bool was_space = false;
 
-        while (*s && (!chars || !strchr(chars, *s)) && !(was_space && *s == ';')) {
+        while (*s && (!chars || !in_chars(chars, *s)) && !(was_space && *s == ';')) {
                 was_space = isspace((unsigned char) *s);
                 s++;
         }
@@ -79,26 +87,54 @@ char *find_chars_or_comment(char *s, const char *chars) {
  * Return: 1 and the line's length without its ending in *ret_len; 0 at the
  * end of the file; -errno for a read error.
  */
+/* Bytes in p->in: 1; 0 at the end of the file; -errno for a read error. */
+static int parser_fill(Parser *p) {
+        size_t n;
+
+        if (p->in_pos < p->in_len)
+                return 1;
+        n = fread(p->in, 1, sizeof(p->in), p->f);
+        if (n == 0)
+                return ferror(p->f) ? (errno > 0 ? -errno : -EIO) : 0;
+        p->in_pos = 0;
+        p->in_len = n;
+        return 1;
+}
+
 static int parser_read_line(Parser *p, size_t *ret_len, bool *ret_nul) {
         size_t kept = 0, total = 0;
         bool nul = false, eol = false;
-        int ch, last = EOF;
+        int last = EOF, r;
 
-        /* the stream is this parser's alone: no lock a byte */
-        while ((ch = getc_unlocked(p->f)) != EOF) {
-                if (ch == '\n') {
+        /* a run of bytes up to the newline at a time (memchr()), not a getc() and four tests a byte */
+        for (;;) {
+                r = parser_fill(p);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                const char *s = p->in + p->in_pos;
+                size_t avail = p->in_len - p->in_pos;
+                const char *nl = memchr(s, '\n', avail);
+                size_t n = nl ? (size_t) (nl - s) : avail;
+
+                if (n > 0) {
+                        if (memchr(s, '\0', n))
+                                nul = true;
+                        if (kept < RAW_LINE_MAX) {
+                                size_t k = n < RAW_LINE_MAX - kept ? n : RAW_LINE_MAX - kept;
+                                memcpy(p->raw + kept, s, k);
+                                kept += k;
+                        }
+                        total += n;
+                        last = (unsigned char) s[n - 1];
+                }
+                p->in_pos += n + (nl ? 1 : 0);
+                if (nl) {
                         eol = true;
                         break;
                 }
-                if (ch == '\0')
-                        nul = true;
-                if (kept < RAW_LINE_MAX)
-                        p->raw[kept++] = (char) ch;
-                total++;
-                last = ch;
         }
-        if (ch == EOF && ferror(p->f))
-                return errno > 0 ? -errno : -EIO;
         if (!eol && total == 0)
                 return 0;
 

@@ -390,18 +390,14 @@ int config_parse_user(const Config *c, ConfigErrors *errs, const ConfigLocation 
 
 /* strcmp() with '/' below every other byte: a subtree sorts right after its root. */
 static int path_cmp(const char *a, const char *b) {
-        for (;; a++, b++) {
-                unsigned x = *a == '/' ? 1 : (unsigned char) *a + 1u;
-                unsigned y = *b == '/' ? 1 : (unsigned char) *b + 1u;
-                if (!*a)
-                        x = 0;
-                if (!*b)
-                        y = 0;
-                if (x != y)
-                        return x < y ? -1 : 1;
-                if (!x)
-                        return 0;
+        /* equal bytes decide nothing: skip them plainly (the sort compares ~130,000 pairs at 10,000 paths) */
+        while (*a && *a == *b) {
+                a++;
+                b++;
         }
+        unsigned x = !*a ? 0 : *a == '/' ? 1 : (unsigned char) *a + 1u;
+        unsigned y = !*b ? 0 : *b == '/' ? 1 : (unsigned char) *b + 1u;
+        return x < y ? -1 : x > y;
 }
 
 /* @inner is below @outer (not equal) */
@@ -434,6 +430,36 @@ static char *loc_string(const ConfigLocation *loc) {
 }
 
 /*
+ * Whether two of @refs name the same path: a hash set, for the check that only looks for twins. The
+ * sort that reports them costs ~130,000 comparisons at 10,000 sections, for the usual answer "none".
+ * Return: 1 twins, 0 none, -ENOMEM.
+ */
+static int refs_have_twins(const PathRef *refs, size_t n) {
+        size_t n_slots = 16;
+
+        while (n_slots < 2 * n)
+                n_slots *= 2;
+        _cleanup_free_ const char **slots = calloc(n_slots, sizeof(*slots));
+        if (!slots)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t x = 1469598103934665603ULL;
+
+                for (const char *p = refs[i].path; *p; p++)
+                        x = (x ^ (unsigned char) *p) * 1099511628211ULL;
+                for (size_t s = (size_t) (x ^ (x >> 32)) & (n_slots - 1);; s = (s + 1) & (n_slots - 1)) {
+                        if (!slots[s]) {
+                                slots[s] = refs[i].path;
+                                break;
+                        }
+                        if (streq(slots[s], refs[i].path))
+                                return 1;
+                }
+        }
+        return 0;
+}
+
+/*
  * Sorts @refs; reports each path named again (at the later place, naming the
  * first) and, when @no_nesting, each path below another one.
  */
@@ -443,6 +469,11 @@ static int check_paths(const Config *c, ConfigErrors *errs, PathRef *refs, size_
 
         if (n == 0)
                 return 0;
+        if (!no_nesting) {
+                r = refs_have_twins(refs, n);
+                if (r <= 0)
+                        return r;
+        }
         qsort(refs, n, sizeof(*refs), path_ref_cmp);
 
         /* the chain of entries that contain refs[i], outermost first */

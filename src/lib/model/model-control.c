@@ -56,8 +56,9 @@ static CgMask calc_subtree_ss_mask(const Hierarchy *h, CgMask subtree_control, C
         for (;;) {
                 CgMask next = cur;
 
-                FOREACH_CONTROLLER_IN(c, cur)
-                        next |= controller_depends_on(c, h->builtin);
+                /* the set bits only: this runs for every cgroup a control write propagates to */
+                for (CgMask left = cur; left; left &= left - 1)
+                        next |= controller_depends_on((Controller) __builtin_ctz(left), h->builtin);
                 next &= this_ss_mask;
                 if (next == cur)
                         return cur;
@@ -138,6 +139,9 @@ static bool css_lost_under_linked_css(const Hierarchy *h, const ControlSave *s, 
         const Cgroup *d = s->saved[i].cgroup;
         CgMask lost = d->parent ? s->saved[i].css & ~cg_ss_mask(h, d, false) : 0;
 
+        /* most cgroups a write saves lose nothing: no loop over the controllers for them */
+        if (!lost)
+                return false;
         FOREACH_CONTROLLER_IN(x, lost) {
                 unsigned shield = UINT_MAX; /* below a css of its own, csses link to that one */
 

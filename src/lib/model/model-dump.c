@@ -83,6 +83,8 @@ int hierarchy_check(const Hierarchy *h, char **reterr_msg) {
 
         for (const Cgroup *c = h->root; c; c = cgroup_next_descendant_pre(c, h->root)) {
                 unsigned procs = 0, pop_dom = 0, pop_thr = 0, thr = 0, desc = 0;
+                /* every load checks every cgroup: its css mask (with bypass) once, not once a test */
+                const CgMask ss = cg_ss_mask(h, c, true);
                 count++;
 
                 if (c->subtree_control & c->subtree_bypass)
@@ -95,16 +97,16 @@ int hierarchy_check(const Hierarchy *h, char **reterr_msg) {
                         return violation(reterr_msg, c, "re-enabled a controller the parent does not bypass");
                 if (!c->parent && c->enable_ss_mask)
                         return violation(reterr_msg, c, "the root re-enabled a controller");
-                if (c->subtree_ss_mask & ~cg_ss_mask(h, c, true))
+                if (c->subtree_ss_mask & ~ss)
                         return violation(reterr_msg, c, "subtree_ss_mask beyond what the cgroup has");
-                if ((c->subtree_control & cg_ss_mask(h, c, true)) & ~c->subtree_ss_mask)
+                if ((c->subtree_control & ss) & ~c->subtree_ss_mask)
                         return violation(reterr_msg, c, "subtree_ss_mask misses an enabled controller");
                 /* the root is unpropagated until its first change (hierarchy_settle_root()) */
                 bool cold_root = !c->parent && c->subtree_control == 0 && c->subtree_ss_mask == 0;
-                if (!cold_root && ((h->implicit_mask & cg_ss_mask(h, c, true)) & ~c->subtree_ss_mask))
+                if (!cold_root && ((h->implicit_mask & ss) & ~c->subtree_ss_mask))
                         return violation(reterr_msg, c, "subtree_ss_mask misses an implicit controller");
                 FOREACH_CONTROLLER_IN(s, c->subtree_ss_mask)
-                        if (controller_depends_on(s, h->builtin) & cg_ss_mask(h, c, true) & ~c->subtree_ss_mask)
+                        if (controller_depends_on(s, h->builtin) & ss & ~c->subtree_ss_mask)
                                 return violation(reterr_msg, c, "subtree_ss_mask not closed over depends_on");
 
                 if (c->parent) {
@@ -125,7 +127,8 @@ int hierarchy_check(const Hierarchy *h, char **reterr_msg) {
                         if (cg_is_threaded(c) && (cg_subtree_mask(c) & ~h->threaded_mask))
                                 return violation(reterr_msg, c, "threaded with a domain controller in its subtree");
                         /* a css's parent is the nearest ancestor with a css of that controller */
-                        FOREACH_CONTROLLER_IN(s, cg_ss_mask(h, c, false)) {
+                        const CgMask css = cg_ss_mask(h, c, false);     /* the macro evaluates its mask per controller */
+                        FOREACH_CONTROLLER_IN(s, css) {
                                 const Cgroup *owner = cgroup_effective_css_owner(h, c->parent, s);
                                 if (!owner || !(cg_ss_mask(h, owner, false) & CGMASK(s)))
                                         return violation(reterr_msg, c, "css of %s without a parent css",

@@ -16,6 +16,13 @@ int hierarchy_import(Hierarchy *h, const char *path, bool threaded, CgMask subtr
 int hierarchy_import_cgroup(Hierarchy *h, const char *path, bool threaded, CgMask subtree_control,
                             CgMask subtree_bypass, CgMask enable_ss_mask, unsigned nr_procs, ProcId *ret_first,
                             Cgroup **ret) {
+        return hierarchy_import_below(h, NULL, path, threaded, subtree_control, subtree_bypass, enable_ss_mask,
+                                      nr_procs, ret_first, ret);
+}
+
+int hierarchy_import_below(Hierarchy *h, Cgroup *parent_hint, const char *path, bool threaded,
+                           CgMask subtree_control, CgMask subtree_bypass, CgMask enable_ss_mask,
+                           unsigned nr_procs, ProcId *ret_first, Cgroup **ret) {
         Cgroup *c;
         int r;
 
@@ -27,7 +34,7 @@ int hierarchy_import_cgroup(Hierarchy *h, const char *path, bool threaded, CgMas
         /* one walk to the parent, not a lookup that fails and a second walk: every cgroup of a load comes here */
         Cgroup *parent;
         const char *name;
-        r = cg_path_parent(h, path, &parent, &name);
+        r = cg_path_parent_at(h, parent_hint, path, &parent, &name);
         if (r == -EEXIST)
                 c = h->root;    /* the root: its state is imported, nothing is made */
         else if (r < 0)

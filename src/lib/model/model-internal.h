@@ -26,7 +26,7 @@ typedef struct Proc {
 } Proc;
 
 struct Cgroup {
-        char *name;
+        char *name;             /* name_buf: one allocation with the cgroup */
         Cgroup *parent;
         Cgroup *first_child, *last_child, *next_sibling, *prev_sibling;
         Cgroup *hash_next;      /* Hierarchy.buckets chain, keyed by (parent, name) */
@@ -54,6 +54,10 @@ struct Cgroup {
         /* controller files written (model-values.c): what each shows; the rest show defaults */
         CgValue *values;
         size_t n_values;
+
+        /* the name's bytes: a model allocates a cgroup per mkdir and per import, a strdup() more was a
+         * second malloc() and free() each */
+        char name_buf[];
 };
 
 struct Hierarchy {
@@ -74,6 +78,18 @@ struct Hierarchy {
 
         /* some cgroup was set limits_unread (never cleared): without it, a mkdir has no limits to read */
         bool limits_maybe_unread;
+
+        /* some cgroup was given a value (never cleared): without it, there are no values to prune */
+        bool values_maybe_stored;
+
+        /*
+         * The parent the last mkdir walked to, and its relative path: siblings are made in a row, and
+         * the walk from the root was most of a mkdir. Forgotten at every rmdir (no other operation
+         * removes a cgroup or renames one).
+         */
+        Cgroup *mkdir_parent;
+        char *mkdir_parent_path;
+        size_t mkdir_parent_len;
 
         Proc *procs;            /* indexed by ProcId - 1 */
         size_t n_procs;
@@ -127,6 +143,9 @@ int cg_create(Hierarchy *h, Cgroup *parent, const char *name, Cgroup **ret);
 
 /* Split @path into its existing parent cgroup and the last component. */
 int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, const char **ret_name);
+/* cg_path_parent() when the caller holds @path's parent already (@parent; NULL: walk): only the last name is checked */
+int cg_path_parent_at(const Hierarchy *h, Cgroup *parent, const char *path, Cgroup **ret_parent,
+                      const char **ret_name);
 /* The child of @parent named @name, or NULL (the child index). */
 Cgroup *cg_child_find(const Hierarchy *h, const Cgroup *parent, const char *name);
 

@@ -40,6 +40,7 @@ int hierarchy_clone_scope(const Hierarchy *h, const Cgroup *scope, Hierarchy **r
                 return -ENOMEM;
 
         n->limits_maybe_unread = h->limits_maybe_unread;
+        n->values_maybe_stored = h->values_maybe_stored;
         h->root->clone = n->root;
         r = cgroup_copy_state(n->root, h->root);
         /* the ancestors, from the top down, then the subtree in pre-order */

@@ -57,8 +57,10 @@ int cg_values_copy(Cgroup *dst, const Cgroup *src) {
 }
 
 /* Set @file to @shown (taken over). */
-static int value_store(Cgroup *c, const char *file, char *shown) {
+static int value_store(Hierarchy *h, Cgroup *c, const char *file, char *shown) {
         CgValue *v = value_find(c, file);
+
+        h->values_maybe_stored = true;
 
         if (v) {
                 free(v->shown);
@@ -152,9 +154,9 @@ int cgroup_value_write(Hierarchy *h, Cgroup *c, const char *file, const char *va
         }
         /* a dead css's value is gone: keep the list to what is alive */
         prune_one(h, c);
-        r = value_store(c, file, shown);
+        r = value_store(h, c, file, shown);
         if (r >= 0 && other)
-                r = value_store(c, other, TAKE_PTR(linked));
+                r = value_store(h, c, other, TAKE_PTR(linked));
         return r;
 }
 
@@ -166,7 +168,7 @@ int cgroup_value_restore(Hierarchy *h, Cgroup *c, const char *file, const char *
         s = strdup(shown);
         if (!s)
                 return -ENOMEM;
-        return value_store(c, file, s);
+        return value_store(h, c, file, s);
 }
 
 int cgroup_value_get(const Hierarchy *h, const Cgroup *c, size_t i, const char **ret_file, const char **ret_shown) {
@@ -201,6 +203,13 @@ static void prune_one(const Hierarchy *h, Cgroup *c) {
 }
 
 void hierarchy_values_prune(Hierarchy *h, Cgroup *top) {
+        /*
+         * A control write prunes the parent's whole subtree (cgroup.type reaches the siblings): in a
+         * hierarchy that never held a value there is nothing to find, and a cold apply's walks cost
+         * as much as the writes themselves.
+         */
+        if (!h->values_maybe_stored)
+                return;
         for (Cgroup *c = top; c; c = cgroup_next_descendant_pre(c, top))
                 if (c->n_values > 0)
                         prune_one(h, c);

@@ -109,14 +109,13 @@ static int child_index_grow(Hierarchy *h) {
 /* ---- lifetime ---- */
 
 Cgroup *cgroup_alloc(const char *name) {
-        Cgroup *c = calloc(1, sizeof(Cgroup));
+        size_t n = strlen(name);
+        Cgroup *c = malloc(sizeof(Cgroup) + n + 1);
         if (!c)
                 return NULL;
-        c->name = strdup(name);
-        if (!c->name) {
-                free(c);
-                return NULL;
-        }
+        *c = (Cgroup) {};
+        memcpy(c->name_buf, name, n + 1);
+        c->name = c->name_buf;
         c->dom_cgrp = c;
         c->max_depth = INT_MAX;
         c->max_descendants = INT_MAX;
@@ -125,7 +124,6 @@ Cgroup *cgroup_alloc(const char *name) {
 
 static void cgroup_free_one(Cgroup *c) {
         cg_values_free(c);
-        free(c->name);
         free(c);
 }
 
@@ -204,6 +202,7 @@ Hierarchy *hierarchy_free(Hierarchy *h) {
         }
         free(h->buckets);
         free(h->procs);
+        free(h->mkdir_parent_path);
         free(h);
         return NULL;
 }
@@ -265,6 +264,7 @@ int hierarchy_clone(const Hierarchy *h, Hierarchy **ret) {
                 return -ENOMEM;
 
         n->limits_maybe_unread = h->limits_maybe_unread;
+        n->values_maybe_stored = h->values_maybe_stored;
         h->root->clone = n->root;
         for (Cgroup *c = h->root; c; c = cgroup_next_descendant_pre(c, h->root)) {
                 r = c == h->root ? cgroup_copy_state(n->root, c) : cgroup_clone_under(n, c);
@@ -430,12 +430,84 @@ int cg_path_parent(const Hierarchy *h, const char *path, Cgroup **ret_parent, co
         return path_walk(h, path, true, ret_parent, ret_name);
 }
 
+/*
+ * The same answers as path_walk(@want_parent) when @parent is the cgroup that @path's components but the
+ * last name: those were valid and found when @parent was, so only the last is left to check, in
+ * path_walk()'s order (length, then the name).
+ */
+int cg_path_parent_at(const Hierarchy *h, Cgroup *parent, const char *path, Cgroup **ret_parent,
+                      const char **ret_name) {
+        const char *p = cgpath_relative(path), *name;
+        size_t n;
+
+        if (!parent)
+                return path_walk(h, path, true, ret_parent, ret_name);
+        if (strlen(path) >= PATH_MAX)
+                return -ENAMETOOLONG;
+        if (cgpath_is_root(p))
+                return -EEXIST;
+        name = strrchr(p, '/');
+        name = name ? name + 1 : p;
+        n = strlen(name);
+        if (n > CGROUP_NAME_MAX)
+                return -ENAMETOOLONG;
+        if (!cgpath_cut_name_is_valid(name, n))
+                return -EINVAL;
+        *ret_parent = parent;
+        *ret_name = name;
+        return 0;
+}
+
+static void mkdir_parent_forget(Hierarchy *h) {
+        h->mkdir_parent = NULL;
+        free(h->mkdir_parent_path);
+        h->mkdir_parent_path = NULL;
+        h->mkdir_parent_len = 0;
+}
+
+/*
+ * path_walk(@want_parent) for a mkdir, through the parent the last one found when @path names a child
+ * of it: that prefix was valid and found then, and nothing renames or removes a cgroup but an rmdir,
+ * which forgets it. So only the last name is left to check, in path_walk()'s order.
+ */
+static int mkdir_walk(Hierarchy *h, const char *path, Cgroup **ret_parent, const char **ret_name) {
+        const char *p = cgpath_relative(path), *slash = strrchr(p, '/');
+        size_t len = slash ? (size_t) (slash - p) : 0;
+        int r;
+
+        if (h->mkdir_parent && slash && len == h->mkdir_parent_len && memcmp(p, h->mkdir_parent_path, len) == 0 &&
+            strlen(path) < PATH_MAX) {
+                const char *name = slash + 1;
+                size_t n = strlen(name);
+
+                if (n > CGROUP_NAME_MAX)
+                        return -ENAMETOOLONG;
+                if (!cgpath_cut_name_is_valid(name, n))
+                        return -EINVAL;
+                *ret_parent = h->mkdir_parent;
+                *ret_name = name;
+                return 0;
+        }
+
+        r = path_walk(h, path, true, ret_parent, ret_name);
+        if (r < 0 || !slash)
+                return r;       /* below the root the walk is one step: nothing to keep */
+        char *copy = strndup(p, len);
+        if (copy) {
+                free(h->mkdir_parent_path);
+                h->mkdir_parent_path = copy;
+                h->mkdir_parent_len = len;
+                h->mkdir_parent = *ret_parent;
+        }
+        return r;
+}
+
 int hierarchy_mkdir(Hierarchy *h, const char *path, Cgroup **ret, Reason *reterr_reason) {
         Cgroup *parent, *c;
         const char *name;
         int r;
 
-        r = path_walk(h, path, true, &parent, &name);
+        r = mkdir_walk(h, path, &parent, &name);
         if (r < 0) {
                 reason_set(reterr_reason, r == -EEXIST ? REASON_EXISTS :
                                           r == -ENOTDIR ? REASON_NOT_A_DIRECTORY : REASON_NO_SUCH_CGROUP);
@@ -500,6 +572,7 @@ int hierarchy_rmdir(Hierarchy *h, const char *path, Reason *reterr_reason) {
                 c->parent->nr_threaded_children--;
         for (Cgroup *a = c->parent; a; a = a->parent)
                 a->nr_descendants--;
+        mkdir_parent_forget(h);
         child_index_remove(h, c);
         unlink_child(c);
         h->count--;

@@ -197,29 +197,63 @@ int desired_tokens_parse(const char *value, bool allow_minus, CgMask *plus, CgMa
         return 0;
 }
 
+/* strtok_r(@*cursor, " ") without its strspn() and strpbrk() calls: a word, cut in place, or NULL */
+static char *next_word(char **cursor) {
+        char *s = *cursor, *e;
+
+        while (*s == ' ')
+                s++;
+        if (!*s) {
+                *cursor = s;
+                return NULL;
+        }
+        for (e = s; *e && *e != ' '; e++)
+                ;
+        if (*e)
+                *e++ = '\0';
+        *cursor = e;
+        return s;
+}
+
 int state_file_load(const char *dir, DesiredSet *ret) {
-        _cleanup_free_ char *path = NULL, *line = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
         DesiredSet s = {};
-        size_t cap = 0;
         unsigned lineno = 0;
+        char *text;
+        size_t len;
         int r = 0;
 
         if (asprintf(&path, "%s/%s", dir, STATE_FILE_NAME) < 0)
                 return -ENOMEM;
-        f = fopen(path, "re");
-        if (!f)
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
                 return -errno;
-        const char *file = desired_own(&s, strdup(path));
-        if (!file)
+        /*
+         * The whole file, owned by the set: its paths point into it, cut in place (a getline(), a
+         * strdup() of the path and strtok_r()s a line was two thirds of a re-apply's drift report).
+         */
+        r = file_read_fd_len(fd, SIZE_MAX, 0, &text, &len);
+        if (r < 0)
+                return r;
+        if (!desired_own(&s, text))
                 return -ENOMEM;
+        const char *file = desired_own(&s, strdup(path));
+        if (!file) {
+                desired_set_done(&s);
+                return -ENOMEM;
+        }
 
-        while (getline(&line, &cap, f) > 0) {
+        for (char *line = text, *next; line < text + len; line = next) {
                 DesiredCgroup *d;
-                char *save = NULL, *word;
+                char *cursor, *word;
 
+                /* a line ends at its newline, and (as a string) at a NUL byte before it */
+                char *nl = memchr(line, '\n', (size_t) (text + len - line));
+                next = nl ? nl + 1 : text + len;
+                if (nl)
+                        *nl = '\0';
                 lineno++;
-                line[strcspn(line, "\n")] = '\0';
                 if (lineno == 1) {
                         if (!streq(line, STATE_HEADER)) {
                                 r = -EBADMSG;
@@ -227,9 +261,9 @@ int state_file_load(const char *dir, DesiredSet *ret) {
                         }
                         continue;
                 }
-                word = strtok_r(line, " ", &save);
-                if (!word || !streq(word, "cgroup") || !(word = strtok_r(NULL, " ", &save)) ||
-                    !cgpath_is_absolute(word)) {
+                cursor = line;
+                word = next_word(&cursor);
+                if (!word || !streq(word, "cgroup") || !(word = next_word(&cursor)) || !cgpath_is_absolute(word)) {
                         r = -EBADMSG;
                         break;
                 }
@@ -238,13 +272,9 @@ int state_file_load(const char *dir, DesiredSet *ret) {
                         r = -ENOMEM;
                         break;
                 }
-                d->path = desired_own(&s, strdup(word));
-                if (!d->path) {
-                        r = -ENOMEM;
-                        break;
-                }
+                d->path = word;
                 d->origin = d->sc_origin = d->ctl_origin = (Origin) { .file = file, .line = lineno };
-                while (r >= 0 && (word = strtok_r(NULL, " ", &save))) {
+                while (r >= 0 && (word = next_word(&cursor))) {
                         CgMask unused = 0;
                         if (startswith(word, "create="))
                                 d->create = streq(word + 7, "yes");

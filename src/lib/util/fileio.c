@@ -112,6 +112,10 @@ int file_write_atomic(const char *dir, const char *name, const char *text) {
 }
 
 int file_read_fd(int fd, size_t max, unsigned flags, char **ret) {
+        return file_read_fd_len(fd, max, flags, ret, NULL);
+}
+
+int file_read_fd_len(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len) {
         StrBuf b = STRBUF_INIT;
         char buf[8192];
         int r;
@@ -135,5 +139,9 @@ int file_read_fd(int fd, size_t max, unsigned flags, char **ret) {
                 strbuf_done(&b);
                 return r;
         }
-        return strbuf_steal(&b, ret);
+        size_t len = b.len;
+        r = strbuf_steal(&b, ret);
+        if (r >= 0 && ret_len)
+                *ret_len = len;
+        return r;
 }
