@@ -7,19 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgbypass/hash.h"
 #include "cgbypass/log.h"
 #include "cgbypass/macro.h"
 #include "change-journal.h"
-
-static uint64_t fnv1a(const char *s, size_t n) {
-        uint64_t h = 0xcbf29ce484222325ULL;
-
-        for (size_t i = 0; i < n; i++) {
-                h ^= (unsigned char) s[i];
-                h *= 0x100000001b3ULL;
-        }
-        return h;
-}
 
 void change_journal_done(ChangeJournal *j) {
         free(j->dir);
@@ -42,7 +33,7 @@ int change_journal_add(ChangeJournal *j, const ClientChange *x) {
                 strbuf_done(&line);
                 return -ENOMEM;
         }
-        strbuf_printf(&j->batch, "%" PRIu64 " %016" PRIx64 "%s\n", seq, fnv1a(line.s, line.len),
+        strbuf_printf(&j->batch, "%" PRIu64 " %016" PRIx64 "%s\n", seq, fnv1a64(line.s, line.len),
                       line.s + strcspn(line.s, " "));
         strbuf_done(&line);
         if (j->batch.oom)
@@ -202,7 +193,7 @@ static uint64_t record_seq(char *line, char **ret_change) {
                 return 0;
         rest = end;     /* " change ..." */
         strbuf_printf(&b, "%" PRIu64 "%s", seq, rest);
-        ok = !b.oom && fnv1a(b.s, b.len) == hash;
+        ok = !b.oom && fnv1a64(b.s, b.len) == hash;
         strbuf_done(&b);
         *ret_change = rest + 1;
         return ok ? seq : 0;

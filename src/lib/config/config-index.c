@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cgbypass/cgpath.h"
+#include "cgbypass/hash.h"
 #include "config-internal.h"
 
 typedef struct PathIndex {
@@ -23,10 +24,7 @@ struct ConfigIndex {
 };
 
 static size_t hash_path(const char *p, size_t len) {
-        uint64_t x = 1469598103934665603ULL;
-
-        for (size_t i = 0; i < len; i++)
-                x = (x ^ (unsigned char) p[i]) * 1099511628211ULL;
+        uint64_t x = fnv1a64(p, len);
         return (size_t) (x ^ (x >> 32));
 }
 

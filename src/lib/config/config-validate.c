@@ -14,6 +14,7 @@
 #include "cgbypass/cgpath.h"
 #include "cgbypass/config.h"
 #include "cgbypass/strbuf.h"
+#include "cgbypass/strset.h"
 #include "config-internal.h"
 
 /*
@@ -435,28 +436,13 @@ static char *loc_string(const ConfigLocation *loc) {
  * Return: 1 twins, 0 none, -ENOMEM.
  */
 static int refs_have_twins(const PathRef *refs, size_t n) {
-        size_t n_slots = 16;
+        StrSet set;
+        int r = strset_init(&set, n);
 
-        while (n_slots < 2 * n)
-                n_slots *= 2;
-        _cleanup_free_ const char **slots = calloc(n_slots, sizeof(*slots));
-        if (!slots)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                uint64_t x = 1469598103934665603ULL;
-
-                for (const char *p = refs[i].path; *p; p++)
-                        x = (x ^ (unsigned char) *p) * 1099511628211ULL;
-                for (size_t s = (size_t) (x ^ (x >> 32)) & (n_slots - 1);; s = (s + 1) & (n_slots - 1)) {
-                        if (!slots[s]) {
-                                slots[s] = refs[i].path;
-                                break;
-                        }
-                        if (streq(slots[s], refs[i].path))
-                                return 1;
-                }
-        }
-        return 0;
+        for (size_t i = 0; r == 0 && i < n; i++)
+                r = strset_add(&set, refs[i].path);
+        strset_done(&set);
+        return r;
 }
 
 /*

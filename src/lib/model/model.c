@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cgbypass/cgpath.h"
+#include "cgbypass/hash.h"
 #include "model-internal.h"
 
 static const char *const rules_table[_RULES_MAX] = {
@@ -44,10 +45,8 @@ const char *cgroup_type_to_string(CgroupType t) {
 
 /* the hash of the @len bytes at @name */
 static size_t child_hash_n(const Cgroup *parent, const char *name, size_t len, size_t n_buckets) {
-        uint64_t x = 1469598103934665603ULL;
+        uint64_t x = fnv1a64(name, len);
 
-        for (size_t i = 0; i < len; i++)
-                x = (x ^ (unsigned char) name[i]) * 1099511628211ULL;
         x ^= (uint64_t) (uintptr_t) parent * 0x9e3779b97f4a7c15ULL;
         x ^= x >> 29;
         return (size_t) (x & (n_buckets - 1));

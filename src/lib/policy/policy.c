@@ -13,6 +13,7 @@
 #include "cgbypass/cgpath.h"
 #include "cgbypass/policy.h"
 #include "cgbypass/strbuf.h"
+#include "cgbypass/strset.h"
 
 typedef enum ControllerState {
         STATE_UNMANAGED,
@@ -641,31 +642,14 @@ static int cmp_desired_path(const void *a, const void *b) {
  * comparisons at 10,000 cgroups, for the usual answer "none". Return: 1 twins, 0 none, -ENOMEM.
  */
 static int desired_have_twins(const DesiredCgroup *want, size_t n) {
-        size_t n_slots = 16;
+        StrSet set;
+        int r = strset_init(&set, n);
 
-        while (n_slots < 2 * n)
-                n_slots *= 2;
-        _cleanup_free_ const char **slots = calloc(n_slots, sizeof(*slots));
-        if (!slots)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                const char *path = want[i].path;
-                uint64_t x = 1469598103934665603ULL;
-
-                if (!path)
-                        continue;       /* reported above; the sort never pairs it */
-                for (const char *c = path; *c; c++)
-                        x = (x ^ (unsigned char) *c) * 1099511628211ULL;
-                for (size_t s = (size_t) (x ^ (x >> 32)) & (n_slots - 1);; s = (s + 1) & (n_slots - 1)) {
-                        if (!slots[s]) {
-                                slots[s] = path;
-                                break;
-                        }
-                        if (streq(slots[s], path))
-                                return 1;
-                }
-        }
-        return 0;
+        for (size_t i = 0; r == 0 && i < n; i++)
+                if (want[i].path)       /* reported above; the sort never pairs it */
+                        r = strset_add(&set, want[i].path);
+        strset_done(&set);
+        return r;
 }
 
 static int check_desired(Planner *p) {
