@@ -474,19 +474,8 @@ static int mkdir_walk(Hierarchy *h, const char *path, Cgroup **ret_parent, const
         size_t len = slash ? (size_t) (slash - p) : 0;
         int r;
 
-        if (h->mkdir_parent && slash && len == h->mkdir_parent_len && memcmp(p, h->mkdir_parent_path, len) == 0 &&
-            strlen(path) < PATH_MAX) {
-                const char *name = slash + 1;
-                size_t n = strlen(name);
-
-                if (n > CGROUP_NAME_MAX)
-                        return -ENAMETOOLONG;
-                if (!cgpath_cut_name_is_valid(name, n))
-                        return -EINVAL;
-                *ret_parent = h->mkdir_parent;
-                *ret_name = name;
-                return 0;
-        }
+        if (h->mkdir_parent && slash && len == h->mkdir_parent_len && memcmp(p, h->mkdir_parent_path, len) == 0)
+                return cg_path_parent_at(h, h->mkdir_parent, path, ret_parent, ret_name);
 
         r = path_walk(h, path, true, ret_parent, ret_name);
         if (r < 0 || !slash)
