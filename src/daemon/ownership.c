@@ -158,7 +158,7 @@ static const DelegateSpec *inside(Manager *m, const char *scope) {
 int ownership_before(Manager *m, const char *scope, OwnershipBefore *ret) {
         const DelegateSpec *in = inside(m, scope);
         Cgroup *top = in ? find(m, scope) : NULL;
-        OwnershipBefore b = { .taken = true };
+        OwnershipBefore b = {};
         size_t cap = 0;
         int r = 0;
 
@@ -209,7 +209,7 @@ int ownership_sync(Manager *m, const char *scope, const OwnershipBefore *before)
          */
         if (in) {
                 Cgroup *top = find(m, scope);
-                return top && find(m, in->path) ? give_below(m, top, true, before && before->taken ? before : NULL) : 0;
+                return top && find(m, in->path) ? give_below(m, top, true, before && before->n > 0 ? before : NULL) : 0;
         }
         for (size_t i = 0; i < m->config->n_delegates; i++) {
                 const DelegateSpec *d = &m->config->delegates[i];

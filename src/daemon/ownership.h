@@ -20,8 +20,7 @@ typedef struct OwnershipFiles {
 /* The files of a request's subtree before its writes (ownership_before()). */
 typedef struct OwnershipBefore {
         OwnershipFiles *v;      /* sorted by path */
-        size_t n;
-        bool taken;             /* false: the pass looks at every file */
+        size_t n;               /* 0: not taken (the pass looks at every file); else @scope's cgroup is one */
 } OwnershipBefore;
 
 /**
