@@ -37,6 +37,11 @@ int file_write_atomic(const char *dir, const char *name, const char *text);
  */
 int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text);
 int file_write_atomic_changed(const char *dir, const char *name, const char *text);
+/*
+ * Whether @dir has no @name (a missing @dir has none), for a writer whose file's absence says what the
+ * file would: its ".NAME.tmp" goes as a write would remove it. Return: 1 absent, 0 there, -errno.
+ */
+int file_absent(const char *dir, const char *name);
 
 #define FILE_READ_NO_NUL (1u << 0)      /* a text format: a NUL byte is -EBADMSG */
 

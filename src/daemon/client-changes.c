@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cgbypass/cgpath.h"
 #include "cgbypass/log.h"
@@ -231,25 +230,13 @@ void client_change_format(StrBuf *b, const ClientChange *x) {
                 strbuf_printf(b, " owner=%u", (unsigned) x->owner);
 }
 
-/* No snapshot in @dir, and no temporary of one a killed writer left (which a write would remove). */
-static bool snapshot_absent(const char *dir) {
-        _cleanup_free_ char *path = NULL, *tmp = NULL;
-
-        if (asprintf(&path, "%s/%s", dir, CLIENT_CHANGES_FILE_NAME) < 0 ||
-            asprintf(&tmp, "%s/.%s.tmp", dir, CLIENT_CHANGES_FILE_NAME) < 0)
-                return false;
-        if (access(path, F_OK) >= 0 || errno != ENOENT)
-                return false;
-        return unlink(tmp) >= 0 || errno == ENOENT;
-}
-
 int client_changes_save_seq(const char *dir, const ClientChanges *c, uint64_t seq) {
         _cleanup_free_ char *text = NULL;
         StrBuf b = STRBUF_INIT;
 
         /* nothing to say, and no file: its absence says the same to the loader, so a first apply without
          * client changes writes and syncs none (two fsync()s of a cold --apply-once) */
-        if (seq == 0 && c->n == 0 && snapshot_absent(dir))
+        if (seq == 0 && c->n == 0 && file_absent(dir, CLIENT_CHANGES_FILE_NAME) > 0)
                 return 0;
         strbuf_append(&b, CHANGES_HEADER "\n");
         if (seq > 0)
