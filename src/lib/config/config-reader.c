@@ -60,10 +60,6 @@ char *skip_space(char *s) {
         return s;
 }
 
-/*
- * inih's find_chars_or_comment(): the first of @chars, or the start of an
- * inline comment (';' after whitespace), or the end of the string.
- */
 /* strchr(@chars, @c) for a byte that is not NUL, without the call: this runs for every byte of a line */
 static bool in_chars(const char *chars, char c) {
         for (; *chars; chars++)
@@ -72,6 +68,10 @@ static bool in_chars(const char *chars, char c) {
         return false;
 }
 
+/*
+ * inih's find_chars_or_comment(): the first of @chars, or the start of an
+ * inline comment (';' after whitespace), or the end of the string.
+ */
 char *find_chars_or_comment(char *s, const char *chars) {
         bool was_space = false;
 
@@ -82,11 +82,6 @@ char *find_chars_or_comment(char *s, const char *chars) {
         return s;
 }
 
-/*
- * Reads one raw line of any length, keeps the first RAW_LINE_MAX bytes.
- * Return: 1 and the line's length without its ending in *ret_len; 0 at the
- * end of the file; -errno for a read error.
- */
 /* Bytes in p->in: 1; 0 at the end of the file; -errno for a read error. */
 static int parser_fill(Parser *p) {
         size_t n;
@@ -101,6 +96,11 @@ static int parser_fill(Parser *p) {
         return 1;
 }
 
+/*
+ * Reads one raw line of any length, keeps the first RAW_LINE_MAX bytes.
+ * Return: 1 and the line's length without its ending in *ret_len; 0 at the
+ * end of the file; -errno for a read error.
+ */
 static int parser_read_line(Parser *p, size_t *ret_len, bool *ret_nul) {
         size_t kept = 0, total = 0;
         bool nul = false, eol = false;
