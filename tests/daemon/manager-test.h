@@ -3,22 +3,13 @@
 #pragma once
 
 #include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <systemd/sd-event.h>
 
 #include "manager.h"
 #include "watch.h"
-
-/* A sim at @root (state in @state): /srv enables cpu and memory, /srv/alice is @uid's, with cpu */
-static inline void test_write_alice_conf(const char *conf, const char *root, const char *state, unsigned uid) {
-        FILE *f = fopen(conf, "we");
-
-        ck_assert_ptr_nonnull(f);
-        fprintf(f, "[daemon]\nbackend = sim\ncgroup-root = %s\nstate-directory = %s\n\n"
-                "[cgroup]\npath = /\nsubtree-control = +cpu +memory\n\n"
-                "[cgroup]\npath = /srv\nsubtree-control = +cpu +memory\n\n"
-                "[delegate]\npath = /srv/alice\nuser = %u\ncontrollers = cpu\n", root, state, uid);
-        ck_assert_int_eq(fclose(f), 0);
-}
 
 /* @conf loaded (drop-ins from @conf_dir), the backend open, the policy applied */
 static inline Manager *test_manager_start(const char *conf, const char *conf_dir) {
@@ -32,6 +23,29 @@ static inline Manager *test_manager_start(const char *conf, const char *conf_dir
         ck_assert_int_eq(manager_apply(m, &errs, NULL, NULL), 0);
         config_errors_done(&errs);
         return m;
+}
+
+/*
+ * In @dir: a sim at DIR/root (state in DIR/state, no drop-ins) where /srv enables cpu and memory and
+ * /srv/alice is @uid's, with cpu; started as test_manager_start() does.
+ */
+static inline Manager *test_manager_start_alice(const char *dir, unsigned uid) {
+        char conf[PATH_MAX], none[PATH_MAX], root[PATH_MAX], state[PATH_MAX];
+        FILE *f;
+
+        ck_assert_int_lt(snprintf(conf, sizeof(conf), "%s/cgbypassd.conf", dir), (int) sizeof(conf));
+        ck_assert_int_lt(snprintf(none, sizeof(none), "%s/none", dir), (int) sizeof(none));
+        ck_assert_int_lt(snprintf(root, sizeof(root), "%s/root", dir), (int) sizeof(root));
+        ck_assert_int_lt(snprintf(state, sizeof(state), "%s/state", dir), (int) sizeof(state));
+        ck_assert_int_eq(mkdir(none, 0755), 0);
+        f = fopen(conf, "we");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "[daemon]\nbackend = sim\ncgroup-root = %s\nstate-directory = %s\n\n"
+                "[cgroup]\npath = /\nsubtree-control = +cpu +memory\n\n"
+                "[cgroup]\npath = /srv\nsubtree-control = +cpu +memory\n\n"
+                "[delegate]\npath = /srv/alice\nuser = %u\ncontrollers = cpu\n", root, state, uid);
+        ck_assert_int_eq(fclose(f), 0);
+        return test_manager_start(conf, none);
 }
 
 /* inotify watches on @m's delegations, with an event loop for them */

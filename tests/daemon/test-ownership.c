@@ -58,16 +58,10 @@ static int request(ChangeKind kind, const char *cgroup, const char *arg) {
 }
 
 static void setup(void) {
-        _cleanup_free_ char *conf = NULL, *none = NULL, *root = NULL, *state = NULL, *c0 = NULL;
+        _cleanup_free_ char *c0 = NULL;
 
         ck_assert_ptr_nonnull(mkdtemp(dir));
-        conf = at("cgbypassd.conf");
-        none = at("none");
-        root = at("root");
-        state = at("state");
-        ck_assert_int_eq(mkdir(none, 0755), 0);
-        test_write_alice_conf(conf, root, state, OWNER);
-        m = test_manager_start(conf, none);
+        m = test_manager_start_alice(dir, OWNER);
 
         /* the owner bypasses cpu for its children and makes one */
         ck_assert_int_eq(request(CHANGE_SUBTREE, "/srv/alice", "#cpu"), 0);

@@ -51,18 +51,10 @@ static char *owner_mkdir(const char *fmt, ...) {
 }
 
 static Manager *start(bool watches) {
-        _cleanup_free_ char *conf = NULL, *none = NULL, *root = NULL, *state = NULL;
         Manager *mgr;
 
         ck_assert_ptr_nonnull(mkdtemp(dir));
-        conf = at("cgbypassd.conf");
-        none = at("none");
-        root = at("root");
-        state = at("state");
-        ck_assert_int_eq(mkdir(none, 0755), 0);
-        test_write_alice_conf(conf, root, state, (unsigned) getuid());
-
-        mgr = test_manager_start(conf, none);
+        mgr = test_manager_start_alice(dir, (unsigned) getuid());
         for (unsigned i = 0; i < N_OWNER_CGROUPS; i++)
                 free(owner_mkdir("d%u", i));
         if (watches)
