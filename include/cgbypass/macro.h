@@ -27,6 +27,13 @@ static inline void closep(int *fd) {
 }
 #define _cleanup_close_ _cleanup_(closep)
 
+/* close(2) @fd if open; returns -1 to store back */
+static inline int safe_close(int fd) {
+        if (fd >= 0)
+                (void) close(fd);
+        return -1;
+}
+
 static inline void fclosep(FILE **f) {
         if (*f)
                 (void) fclose(*f);

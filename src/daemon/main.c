@@ -2,6 +2,7 @@
 /* cgbypassd: the one writer of cgroup.subtree_control. */
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/resource.h>
 
 #include "bus-manager.h"
 #include "cgbypass/log.h"
@@ -252,6 +253,21 @@ static int run_service(const ManagerOptions *o) {
         return manager_run_service(m);
 }
 
+/*
+ * The start-up scan keeps a directory fd open per cgroup whose children it
+ * reads next (kernel-scan.c), as far as the soft RLIMIT_NOFILE allows. We
+ * use no select(2) and exec nothing, so take the hard limit, as systemd
+ * advises programs that need many fds (and as it does itself).
+ */
+static void raise_nofile(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+                return;
+        rl.rlim_cur = rl.rlim_max;
+        (void) setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int main(int argc, char *argv[]) {
         ManagerOptions o = { .bus = "system" };
         Mode mode = MODE_SERVICE;
@@ -262,6 +278,7 @@ int main(int argc, char *argv[]) {
         if (r <= 0)
                 return r < 0 ? 2 : 0;
 
+        raise_nofile();
         if (mode == MODE_SERVICE)
                 return run_service(&o) < 0 ? 1 : 0;
         return run_offline(mode, &o);

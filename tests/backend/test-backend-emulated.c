@@ -10,6 +10,7 @@
  */
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "../../src/lib/backend/backend-internal.h"
@@ -765,12 +766,70 @@ START_TEST(test_scan_parallel) {
 }
 END_TEST
 
+/*
+ * The scan opens a cgroup by name from its parent's fd, as many as
+ * RLIMIT_NOFILE leaves room for, and by path from the root beyond that:
+ * both ways read the same hierarchy.
+ */
+START_TEST(test_scan_fd_budget) {
+        _cleanup_free_ char *plus = test_strdupf("+%s", X), *sc = kpath(".", "cgroup.subtree_control");
+        _cleanup_free_ char *held = NULL, *none = NULL, *one = NULL;
+        struct rlimit rl, low;
+
+        ck_assert_int_eq(test_write_file(sc, plus), 0);
+        /* p*: inner, with +X; q*: inner, q2 with +X; r*: leaves, r1 below q2 with +X */
+        for (int i = 0; i < 4; i++) {
+                _cleanup_free_ char *p = xstrdupf("p%d", i), *dp = kpath(p, NULL), *ps = kpath(p, "cgroup.subtree_control");
+                ck_assert_int_eq(mkdir(dp, 0755), 0);
+                ck_assert_int_eq(test_write_file(ps, plus), 0);
+                for (int j = 0; j < 3; j++) {
+                        _cleanup_free_ char *q = xstrdupf("p%d/q%d", i, j), *dq = kpath(q, NULL);
+                        ck_assert_int_eq(mkdir(dq, 0755), 0);
+                        if (j == 2) {
+                                _cleanup_free_ char *qs = kpath(q, "cgroup.subtree_control");
+                                ck_assert_int_eq(test_write_file(qs, plus), 0);
+                        }
+                        for (int k = 0; k < 3; k++) {
+                                _cleanup_free_ char *r = xstrdupf("p%d/q%d/r%d", i, j, k), *dr = kpath(r, NULL);
+                                ck_assert_int_eq(mkdir(dr, 0755), 0);
+                                if (j == 2 && k == 1) {
+                                        _cleanup_free_ char *rs = kpath(r, "cgroup.subtree_control");
+                                        ck_assert_int_eq(test_write_file(rs, plus), 0);
+                                }
+                        }
+                }
+        }
+        kernel_scan_set_parallel(4, 1);
+        {
+                _cleanup_(backend_freep) Backend *b = open_emu();
+                held = test_dump(backend_get_model(b));
+        }
+        ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+        /* (128 + 2 * budget): no fd held, then one */
+        for (rlim_t cur = 128; cur <= 130; cur += 2) {
+                low = (struct rlimit) { .rlim_cur = cur, .rlim_max = rl.rlim_max };
+                ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+                {
+                        _cleanup_(backend_freep) Backend *b = open_emu();
+                        if (cur == 128)
+                                none = test_dump(backend_get_model(b));
+                        else
+                                one = test_dump(backend_get_model(b));
+                }
+                ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        }
+        ck_assert_str_eq(held, none);
+        ck_assert_str_eq(held, one);
+        ck_assert_ptr_nonnull(strstr(held, "p3/q2/r1"));
+}
+END_TEST
+
 static Suite *suite(void) {
         return CHECK_SUITE("backend-emulated", "emulated", setup, teardown, test_open_empty, test_passthrough,
                            test_reopen, test_check_below, test_drift, test_kernel_refusal_restores,
                            test_fault_injection, test_rmdir_drops_passthrough, test_knobs_and_type, test_auto,
                            test_policy_values, test_scan_derives, test_unread_limit_refuses, test_unread_inner_limit_refuses,
-                           test_scan_parallel);
+                           test_scan_parallel, test_scan_fd_budget);
 }
 
 static char *find_cgroup2(void) {

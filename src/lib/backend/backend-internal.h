@@ -165,6 +165,7 @@ typedef struct KernelCgroup {
         bool children_childless;        /* ... what its cgroup.stat says of its own children */
         char *debug_masks;      /* debug.masks, NULL when absent */
         bool unpopulated;       /* cgroup.events: no process in it or below (not read: false) */
+        int dir_fd;             /* while its children's level is read, or -1: they are opened by name from it */
 } KernelCgroup;
 
 typedef struct KernelScan {

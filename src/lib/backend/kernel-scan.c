@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "backend-internal.h"
 #include "cgbypass/cgpath.h"
@@ -129,6 +130,7 @@ static CgMask implicit_controllers(const KernelCgroup *dot) {
 
 void kernel_scan_done(KernelScan *s) {
         for (size_t i = 0; i < s->n; i++) {
+                safe_close(s->cgroups[i].dir_fd);
                 free(s->cgroups[i].path);
                 free(s->cgroups[i].type);
                 free(s->cgroups[i].debug_masks);
@@ -163,13 +165,30 @@ int kernel_read_limits(int dir_fd, int *ret_max_depth, int *ret_max_descendants)
         return r < 0 ? r : read_limit(dir_fd, "cgroup.max.descendants", ret_max_descendants);
 }
 
-/* One file of the cgroup, by its fd where the cgroup's directory was opened, else by path from the root. */
-static int read_file(int root_fd, int dir_fd, const KernelCgroup *kc, const char *file, char **ret) {
-        return dir_fd >= 0 ? cgfs_read_kernfs(dir_fd, file, ret) : cgfs_read_kernfs_below(root_fd, kc->path, file, ret);
+/*
+ * Where a cgroup is opened from: its name below its parent's fd while the
+ * parent's is held (see scan_from()), else its path below the root. The
+ * kernel walks kernfs's names on its slow path (kernfs_dop_revalidate()
+ * refuses RCU walks), component by component: a leaf four levels down costs
+ * about twice as much to open by path.
+ */
+static int cgroup_at(int root_fd, const KernelCgroup *kc, const KernelCgroup *parent, const char **ret_rel) {
+        if (parent && parent->dir_fd >= 0) {
+                const char *slash = strrchr(kc->path, '/');
+                *ret_rel = slash ? slash + 1 : kc->path;
+                return parent->dir_fd;
+        }
+        *ret_rel = kc->path;
+        return root_fd;
+}
+
+/* One file of the cgroup, by its fd where the cgroup's directory was opened, else by @rel below @at_fd. */
+static int read_file(int at_fd, const char *rel, int dir_fd, const char *file, char **ret) {
+        return dir_fd >= 0 ? cgfs_read_kernfs(dir_fd, file, ret) : cgfs_read_kernfs_below(at_fd, rel, file, ret);
 }
 
 /* the two limits (unless !@limits: then @dir_fd may be -1), and debug.masks where it can exist (@debug) */
-static int read_limits_debug(int root_fd, int dir_fd, bool limits, bool debug, KernelCgroup *kc) {
+static int read_limits_debug(int at_fd, const char *rel, int dir_fd, bool limits, bool debug, KernelCgroup *kc) {
         int r;
 
         kc->limits_unread = !limits;
@@ -181,7 +200,7 @@ static int read_limits_debug(int root_fd, int dir_fd, bool limits, bool debug, K
         kc->debug_masks = NULL;
         if (!debug)
                 return 0;
-        r = read_file(root_fd, dir_fd, kc, "debug.masks", &kc->debug_masks);
+        r = read_file(at_fd, rel, dir_fd, "debug.masks", &kc->debug_masks);
         return r == -ENOENT ? 0 : r;
 }
 
@@ -200,7 +219,7 @@ static unsigned count_lines(const char *s) {
  * exist (@debug). Returns -ENOENT or -ENODEV when the cgroup went away meanwhile.
  */
 static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool debug, bool *ret_mount_root,
-                       CgfsEntry **ret_entries, size_t *ret_n) {
+                       CgfsEntry **ret_entries, size_t *ret_n, int *ret_dir_fd) {
         _cleanup_free_ char *ctl = NULL, *sc = NULL, *type = NULL, *procs = NULL;
         _cleanup_close_ int dir_fd = -1;
         int r;
@@ -236,10 +255,13 @@ static int read_cgroup(int root_fd, KernelCgroup *kc, bool is_dot, bool debug, b
                 return r;
         kc->nr_procs = count_lines(procs);
 
-        r = read_limits_debug(root_fd, dir_fd, true, debug, kc);
+        r = read_limits_debug(root_fd, kc->path, dir_fd, true, debug, kc);
         if (r < 0)
                 return r;
-        return cgfs_list_at(dir_fd, ret_entries, ret_n);
+        r = cgfs_list_at(dir_fd, ret_entries, ret_n);
+        if (r >= 0)
+                *ret_dir_fd = TAKE_FD(dir_fd);
+        return r;
 }
 
 static bool has_child_dirs(const CgfsEntry *e, size_t n) {
@@ -297,18 +319,20 @@ static int read_children_childless(int dir_fd, const CgfsEntry *e, size_t n, boo
  * subtree_control is the cgroup's own: always read.
  */
 static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *parent, bool debug,
-                             CgfsEntry **ret_entries, size_t *ret_n) {
+                             CgfsEntry **ret_entries, size_t *ret_n, int *ret_dir_fd) {
         _cleanup_free_ char *sc = NULL, *type = NULL, *procs = NULL;
         _cleanup_close_ int dir_fd = -1;
         CgfsEntry *e = NULL;
         size_t ne = 0;
         bool children = false;
+        const char *rel;
+        int at_fd = cgroup_at(root_fd, kc, parent, &rel);
         int r;
 
         /* a cgroup known to be childless is not listed: its few files are opened by path (about 3
          * system calls for a leaf instead of 6, and no getdents(2), which walks all of kernfs's files) */
         if (!kc->childless) {
-                r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &dir_fd);
+                r = cgfs_open_dir(at_fd, rel, O_RDONLY, &dir_fd);
                 if (r < 0)
                         return r;
                 r = cgfs_list_kernfs_dirs_at(dir_fd, &e, &ne);
@@ -322,7 +346,7 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
                 }
         }
 
-        r = read_file(root_fd, dir_fd, kc, "cgroup.subtree_control", &sc);
+        r = read_file(at_fd, rel, dir_fd, "cgroup.subtree_control", &sc);
         if (r < 0)
                 goto fail;
         kernel_parse_masks(sc, &kc->subtree_control, &kc->subtree_bypass);
@@ -337,9 +361,9 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
                 }
                 if (!kc->unpopulated) {
                         /* cgroup.procs of a threaded cgroup is EOPNOTSUPP: its threads are read below */
-                        r = read_file(root_fd, dir_fd, kc, "cgroup.procs", &procs);
+                        r = read_file(at_fd, rel, dir_fd, "cgroup.procs", &procs);
                         if (r == -EOPNOTSUPP)
-                                r = read_file(root_fd, dir_fd, kc, "cgroup.threads", &procs);
+                                r = read_file(at_fd, rel, dir_fd, "cgroup.threads", &procs);
                         if (r < 0)
                                 goto fail;
                         kc->nr_procs = count_lines(procs);
@@ -350,7 +374,7 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
             (kc->nr_procs == 0 || !(kc->subtree_control & controller_threaded_mask(CGMASK_ALL))))
                 type = strdup("domain");
         else
-                r = read_file(root_fd, dir_fd, kc, "cgroup.type", &type);
+                r = read_file(at_fd, rel, dir_fd, "cgroup.type", &type);
         if (!type && r >= 0)
                 r = -ENOMEM;
         if (r < 0)
@@ -361,7 +385,7 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
 
         if (parent->subtree_bypass) {
                 _cleanup_free_ char *ctl = NULL;
-                r = read_file(root_fd, dir_fd, kc, "cgroup.controllers", &ctl);
+                r = read_file(at_fd, rel, dir_fd, "cgroup.controllers", &ctl);
                 if (r < 0)
                         goto fail;
                 kernel_parse_masks(ctl, &kc->controllers, &kc->bypassed);
@@ -369,11 +393,12 @@ static int read_cgroup_below(int root_fd, KernelCgroup *kc, const KernelCgroup *
                 kc->controllers = parent->subtree_control &
                                   (kc->threaded ? controller_threaded_mask(CGMASK_ALL) : CGMASK_ALL);
 
-        r = read_limits_debug(root_fd, dir_fd, false, debug, kc);
+        r = read_limits_debug(at_fd, rel, dir_fd, false, debug, kc);
         if (r < 0)
                 goto fail;
         *ret_entries = e;
         *ret_n = ne;
+        *ret_dir_fd = children ? TAKE_FD(dir_fd) : -1;
         return 0;
 
 fail:
@@ -398,6 +423,7 @@ static int scan_add(KernelScan *s, const char *parent_path, const char *name, si
                 return -ENOMEM;
         v[s->n++] = (KernelCgroup) {
                 .path = path,
+                .dir_fd = -1,
                 .parent = parent,
                 .childless = parent != SIZE_MAX && v[parent].children_childless,
                 .level = level,
@@ -436,6 +462,7 @@ typedef struct ScanRead {
         int r;
         CgfsEntry *e;
         size_t ne;
+        int dir_fd;     /* the cgroup's, when it has children; -1 */
 } ScanRead;
 
 typedef struct ScanLevel {
@@ -445,7 +472,22 @@ typedef struct ScanLevel {
         bool debug;
         ScanRead *res;          /* [hi - lo] */
         atomic_size_t next;
+        atomic_size_t held;     /* directory fds kept for the next level, up to... */
+        size_t budget;
 } ScanLevel;
+
+/*
+ * Each cgroup with children keeps its directory's fd open while its
+ * children's level is read (cgroup_at()), as far as RLIMIT_NOFILE leaves
+ * room: half of what is left above the daemon's own few dozen.
+ */
+static size_t scan_fd_budget(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return 512;
+        return rl.rlim_cur > 128 ? (rl.rlim_cur - 128) / 2 : 0;
+}
 
 static void *scan_level_worker(void *userdata) {
         ScanLevel *l = userdata;
@@ -457,18 +499,23 @@ static void *scan_level_worker(void *userdata) {
                 KernelCgroup *kc = &l->cgroups[i];
                 ScanRead *res = &l->res[i - l->lo];
                 /* (a cgroup that went while being read added no children: the parent is here) */
-                res->r = read_cgroup_below(l->root_fd, kc, &l->cgroups[kc->parent], l->debug, &res->e, &res->ne);
+                res->r = read_cgroup_below(l->root_fd, kc, &l->cgroups[kc->parent], l->debug, &res->e, &res->ne,
+                                           &res->dir_fd);
+                if (res->dir_fd >= 0 && atomic_fetch_add(&l->held, 1) >= l->budget)
+                        res->dir_fd = safe_close(res->dir_fd);
         }
 }
 
 /* Read cgroups [lo, hi) of @s, all below the scan's start, into @res. */
-static void scan_level(int root_fd, KernelScan *s, size_t lo, size_t hi, bool debug, ScanRead *res) {
+static void scan_level(int root_fd, KernelScan *s, size_t lo, size_t hi, bool debug, size_t fd_budget,
+                       ScanRead *res) {
         ScanLevel l = { .root_fd = root_fd, .cgroups = s->cgroups, .lo = lo, .hi = hi, .debug = debug,
-                        .res = res };
+                        .res = res, .budget = fd_budget };
         pthread_t t[16];
         unsigned nt = 0, want = hi - lo >= scan_parallel_min ? scan_threads() : 1;
 
         atomic_init(&l.next, 0);
+        atomic_init(&l.held, 0);
         /* the calling thread is one of them; a thread that cannot start leaves its share to the others */
         while (nt + 1 < want && nt < ELEMENTSOF(t) && pthread_create(&t[nt], NULL, scan_level_worker, &l) == 0)
                 nt++;
@@ -481,7 +528,7 @@ static void scan_root(int root_fd, KernelScan *s, bool is_dot, bool *debug, Scan
         KernelCgroup *kc = &s->cgroups[0];
         int r;
 
-        r = read_cgroup(root_fd, kc, is_dot, true, &s->mount_root, &res->e, &res->ne);
+        r = read_cgroup(root_fd, kc, is_dot, true, &s->mount_root, &res->e, &res->ne, &res->dir_fd);
         if (kc->debug_masks)
                 *debug = true;
         /* the mount's root has no cgroup.events (and init is in it) */
@@ -494,6 +541,7 @@ static void scan_root(int root_fd, KernelScan *s, bool is_dot, bool *debug, Scan
                         cgfs_entries_free(res->e, res->ne);
                         res->e = NULL;
                         res->ne = 0;
+                        res->dir_fd = safe_close(res->dir_fd);
                 }
         }
         res->r = r;
@@ -508,7 +556,7 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
          * (or, at the root, shows itself there) */
         bool debug = booted_with_cgroup_debug();
         ScanRead *res = NULL;
-        size_t lo = 0, hi = 0;
+        size_t plo = 0, lo = 0, hi = 0, fd_budget = scan_fd_budget();
         int r;
 
         r = scan_add(&s, NULL, start, SIZE_MAX, start_level);
@@ -523,10 +571,15 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
                         r = -ENOMEM;
                         goto fail;
                 }
+                for (size_t i = lo; i < hi; i++)
+                        res[i - lo].dir_fd = -1;
                 if (lo == 0)
                         scan_root(root_fd, &s, is_dot, &debug, res);
                 else
-                        scan_level(root_fd, &s, lo, hi, debug, res);
+                        scan_level(root_fd, &s, lo, hi, debug, fd_budget, res);
+                /* the parents' fds served this level only */
+                for (size_t i = plo; i < lo; i++)
+                        s.cgroups[i].dir_fd = safe_close(s.cgroups[i].dir_fd);
 
                 for (size_t i = lo; i < hi; i++) {
                         ScanRead *sr = &res[i - lo];
@@ -534,6 +587,7 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
                         size_t ne = sr->ne;
 
                         sr->ne = 0;     /* ours now, not the failure path's */
+                        s.cgroups[i].dir_fd = TAKE_FD(sr->dir_fd);
                         r = sr->r;
                         if (r == -ENOENT || r == -ENODEV) {
                                 if (i == 0) {
@@ -571,14 +625,17 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
                 }
                 free(res);
                 res = NULL;
+                plo = lo;
                 lo = hi;
         }
         *ret = s;
         return 0;
 
 fail:
-        for (size_t k = 0; res && k < hi - lo; k++)
+        for (size_t k = 0; res && k < hi - lo; k++) {
                 cgfs_entries_free(res[k].e, res[k].ne);
+                safe_close(res[k].dir_fd);
+        }
         free(res);
         kernel_scan_done(&s);
         return r;
