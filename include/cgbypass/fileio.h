@@ -42,6 +42,7 @@ int file_write_atomic_changed(const char *dir, const char *name, const char *tex
  * file would: its ".NAME.tmp" goes as a write would remove it. Return: 1 absent, 0 there, -errno.
  */
 int file_absent(const char *dir, const char *name);
+int file_absent_at(int dir_fd, const char *name);
 
 #define FILE_READ_NO_NUL (1u << 0)      /* a text format: a NUL byte is -EBADMSG */
 

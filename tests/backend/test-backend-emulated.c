@@ -287,6 +287,37 @@ START_TEST(test_reopen) {
 }
 END_TEST
 
+/* no bypass state and no file: none is written; once there was one, it is kept up to date, records or not */
+START_TEST(test_no_bypass_not_written) {
+        _cleanup_(backend_freep) Backend *b = open_emu();
+        _cleanup_free_ char *st = test_strdupf("%s/emulated.state", state), *text = NULL;
+
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_mkdir(b, "A/B", NULL));
+        w(b, ".", "cgroup.subtree_control", "+%s");
+        ok(backend_save(b));
+        ck_assert_int_eq(access(st, F_OK), -1);
+        ck_assert_int_eq(errno, ENOENT);
+
+        w(b, "A", "cgroup.subtree_control", "#%s");
+        ok(backend_save(b));
+        text = test_read_file(st);
+        ck_assert_ptr_nonnull(strstr(text, " path=A\n"));
+
+        w(b, "A", "cgroup.subtree_control", "-%s");
+        ok(backend_save(b));
+        free(text);
+        text = test_read_file(st);
+        ck_assert_ptr_null(strstr(text, "\ncgroup "));
+        ck_assert_ptr_nonnull(strstr(text, "\nbackend emulated\n"));
+
+        /* and what was saved reads back */
+        b = backend_free(b);
+        b = open_emu();
+        ck_assert_uint_eq(cgroup_get_subtree_bypass(hierarchy_root(backend_get_model(b))), 0);
+}
+END_TEST
+
 START_TEST(test_drift) {
         _cleanup_(backend_freep) Backend *b = open_emu();
         _cleanup_free_ char *plus = test_strdupf("+%s", X), *x = line("%s\n"), *p = NULL, *msg = NULL;
@@ -826,7 +857,7 @@ END_TEST
 
 static Suite *suite(void) {
         return CHECK_SUITE("backend-emulated", "emulated", setup, teardown, test_open_empty, test_passthrough,
-                           test_reopen, test_check_below, test_drift, test_kernel_refusal_restores,
+                           test_reopen, test_no_bypass_not_written, test_check_below, test_drift, test_kernel_refusal_restores,
                            test_fault_injection, test_rmdir_drops_passthrough, test_knobs_and_type, test_auto,
                            test_policy_values, test_scan_derives, test_unread_limit_refuses, test_unread_inner_limit_refuses,
                            test_scan_parallel, test_scan_fd_budget);

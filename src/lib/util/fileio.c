@@ -100,17 +100,21 @@ int file_write_atomic_changed(const char *dir, const char *name, const char *tex
         return kept(dir_fd, name);
 }
 
-int file_absent(const char *dir, const char *name) {
-        _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-        if (dir_fd < 0)
-                return errno == ENOENT ? 1 : -errno;
+int file_absent_at(int dir_fd, const char *name) {
         if (faccessat(dir_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
                 return 0;
         if (errno != ENOENT)
                 return -errno;
         int r = kept(dir_fd, name);
         return r < 0 ? r : 1;
+}
+
+int file_absent(const char *dir, const char *name) {
+        _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dir_fd < 0)
+                return errno == ENOENT ? 1 : -errno;
+        return file_absent_at(dir_fd, name);
 }
 
 int file_write_atomic(const char *dir, const char *name, const char *text) {
