@@ -142,6 +142,32 @@ START_TEST(test_fifo_never_blocks) {
 }
 END_TEST
 
+/* the backends' writer on cgroup2 checks no type, yet still never blocks, follows no symlink, writes once */
+START_TEST(test_write_kernfs) {
+        char p[256], *s = NULL;
+
+        at("cg/cpu.weight", p, sizeof(p));
+        ck_assert_int_eq(truncate(p, 0), 0);
+        ck_assert_int_eq(cgfs_write_kernfs(root_fd, "cg", "cpu.weight", "5"), 0);
+        ck_assert_int_eq(cgfs_read(root_fd, "cg", "cpu.weight", &s), 0);
+        ck_assert_str_eq(s, "5");
+        free(s);
+        ck_assert_int_eq(cgfs_write_kernfs(root_fd, "cg/..", "cpu.weight", "5"), -EINVAL);
+        ck_assert_int_eq(cgfs_write_kernfs(root_fd, "cg", "../cg/cpu.weight", "5"), -EINVAL);
+
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(symlink("cgroup.procs", p), 0);
+        ck_assert_int_eq(cgfs_write_kernfs(root_fd, "cg", "cpu.weight", "5"), -ELOOP);
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(mkfifo(p, 0644), 0);
+        /* (CK_DEFAULT_TIMEOUT fails the test if it blocks) */
+        ck_assert_int_eq(cgfs_write_kernfs(root_fd, "cg", "cpu.weight", "5"), -ENXIO);
+        ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        ck_assert_int_eq(cgfs_write_kernfs(root_fd, "cg", "cpu.weight", "5"), -EISDIR);
+}
+END_TEST
+
 /* a socket and a directory where files were: the same errnos as the opener's, nothing changed */
 START_TEST(test_socket_and_directory) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -298,7 +324,7 @@ int main(void) {
         for (int walk = 0; walk < 2; walk++)
                 CHECK_TCASE(s, walk ? "owners-walk" : "owners", walk ? setup_walk : setup, teardown,
                             { test_hands_over_by_fd }, { test_link_over_file, ELEMENTSOF(links) },
-                            { test_fifo_never_blocks }, { test_socket_and_directory }, { test_someone_elses_file },
+                            { test_fifo_never_blocks }, { test_write_kernfs }, { test_socket_and_directory }, { test_someone_elses_file },
                             { test_to_dir_owner }, { test_to_dir_owner_named }, { test_put_file_existing },
                             { test_directory_symlink });
         return check_run(s);

@@ -153,7 +153,7 @@ static int kop_exec(Backend *b, const KOp *op, bool faultable) {
                 r = cgfs_rmdir(b->root_fd, op->path);
         }
         else
-                r = cgfs_write(b->root_fd, op->path, file, value);
+                r = cgfs_write_kernfs(b->root_fd, op->path, file, value);
         if (r < 0) {
                 log_debug("kernel refused %s %s %s %s: %s", verb, op->path, strempty(file),
                               strempty(value), strerror(-r));

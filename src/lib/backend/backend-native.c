@@ -117,7 +117,7 @@ static int native_op(Backend *b, NativeOp op, const char *path, const char *file
         else if (op == NATIVE_RMDIR)
                 k = cgfs_rmdir(b->root_fd, path);
         else
-                k = cgfs_write(b->root_fd, path, file, value);
+                k = cgfs_write_kernfs(b->root_fd, path, file, value);
 
         m = model_run(b->model, op, path, file, value, &mreason);
 

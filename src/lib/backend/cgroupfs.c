@@ -305,20 +305,36 @@ int cgfs_read_kernfs_below(int root_fd, const char *path, const char *file, char
         return read_kernfs(root_fd, rel, ret);
 }
 
-int cgfs_write(int root_fd, const char *path, const char *file, const char *value) {
-        _cleanup_close_ int fd = open_regular(root_fd, path, file, O_WRONLY);
+/* one write(2): cgroupfs parses each write as a whole */
+static int write_once(int fd, const char *value) {
         size_t len = strlen(value);
         ssize_t n;
 
-        if (fd < 0)
-                return fd;
-        /* one write(2): cgroupfs parses each write as a whole */
         do
                 n = write(fd, value, len);
         while (n < 0 && errno == EINTR);
         if (n < 0)
                 return -errno;
         return (size_t) n == len ? 0 : -EIO;
+}
+
+int cgfs_write(int root_fd, const char *path, const char *file, const char *value) {
+        _cleanup_close_ int fd = open_regular(root_fd, path, file, O_WRONLY);
+
+        return fd < 0 ? fd : write_once(fd, value);
+}
+
+int cgfs_write_kernfs(int root_fd, const char *path, const char *file, const char *value) {
+        _cleanup_free_ char *rel = NULL;
+        _cleanup_close_ int fd = -1;
+
+        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
+                return -EINVAL;
+        rel = join(path, file);
+        if (!rel)
+                return -ENOMEM;
+        fd = open_beneath(root_fd, rel, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+        return fd < 0 ? fd : write_once(fd, value);
 }
 
 int cgfs_exists(int root_fd, const char *path, const char *file) {

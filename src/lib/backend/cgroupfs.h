@@ -64,6 +64,9 @@ int cgfs_read_kernfs_below(int root_fd, const char *path, const char *file, char
 /* One open(2) and exactly one write(2) of @value to PATH/FILE, no newline added; -ELOOP as cgfs_read(). */
 int cgfs_write(int root_fd, const char *path, const char *file, const char *value);
 
+/* cgfs_write() on a hierarchy checked to be cgroup2, as cgfs_read_kernfs(): no type check on the fd (one fstat(2) fewer) */
+int cgfs_write_kernfs(int root_fd, const char *path, const char *file, const char *value);
+
 /* Whether PATH/FILE exists (lstat semantics). Return: 1, 0, or -errno. */
 int cgfs_exists(int root_fd, const char *path, const char *file);
 
