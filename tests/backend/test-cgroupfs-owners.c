@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -165,6 +166,85 @@ START_TEST(test_write_kernfs) {
         ck_assert_int_eq(unlink(p), 0);
         ck_assert_int_eq(mkdir(p, 0755), 0);
         ck_assert_int_eq(cgfs_write_kernfs(root_fd, "cg", "cpu.weight", "5"), -EISDIR);
+}
+END_TEST
+
+static char *read_rel(const char *rel) {
+        char p[256], *s = NULL;
+        size_t n = 0;
+        FILE *f;
+
+        at(rel, p, sizeof(p));
+        f = fopen(p, "re");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_ge(getdelim(&s, &n, '\0', f), 0);
+        (void) fclose(f);
+        return s;
+}
+
+static unsigned open_fds(void) {
+        char p[64];
+        unsigned n = 0;
+
+        for (int fd = 0; fd < 1024; fd++) {
+                (void) snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+                n += access(p, F_OK) == 0;
+        }
+        return n;
+}
+
+/*
+ * Kept directories: mkdirs and writes by name from them, the same as by path;
+ * one that went and came back is looked up again; room for none or one
+ * (RLIMIT_NOFILE) changes nothing but the way; nothing stays open after.
+ */
+START_TEST(test_dir_cache) {
+        static const rlim_t rooms[] = { 20000, 128, 130 };     /* (128 + 2 * room): all, none, one */
+        struct rlimit rl, low;
+        CgfsDirCache c = CGFS_DIR_CACHE_INIT;
+        unsigned fds = open_fds();
+        char p[256], *s;
+
+        ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+        low = (struct rlimit) { .rlim_cur = rooms[_i] < rl.rlim_max ? rooms[_i] : rl.rlim_max, .rlim_max = rl.rlim_max };
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+
+        ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, "A", 0755), 0);
+        ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, "A/B", 0755), 0);
+        ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, "A/B/C", 0755), 0);
+        ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, "A/B/D", 0755), 0);
+        ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, "A/B/D", 0755), -EEXIST);
+        ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, "A/X/Y", 0755), -ENOENT);
+        put("A/B/f", 0);
+        ck_assert_int_eq(cgfs_write_kernfs_cached(root_fd, &c, "A/B", "f", "1"), 0);
+        s = read_rel("A/B/f");
+        ck_assert_str_eq(s, "1\n");
+        free(s);
+        ck_assert_int_eq(cgfs_write_kernfs_cached(root_fd, &c, "A/B", "nofile", "1"), -ENOENT);
+
+        /* A/B replaced behind our back: a kept fd of the old one would find nothing */
+        at("A/B/C", p, sizeof(p));
+        ck_assert_int_eq(rmdir(p), 0);
+        at("A/B/D", p, sizeof(p));
+        ck_assert_int_eq(rmdir(p), 0);
+        at("A/B/f", p, sizeof(p));
+        ck_assert_int_eq(unlink(p), 0);
+        at("A/B", p, sizeof(p));
+        ck_assert_int_eq(rmdir(p), 0);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        put("A/B/f", 0);
+        ck_assert_int_eq(cgfs_write_kernfs_cached(root_fd, &c, "A/B", "f", "2"), 0);
+        s = read_rel("A/B/f");
+        ck_assert_str_eq(s, "2\n");
+        free(s);
+        ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, "A/B/E", 0755), 0);
+        ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, "A/B/E/F", 0755), 0);
+        at("A/B/E/F", p, sizeof(p));
+        ck_assert_int_eq(access(p, F_OK), 0);
+
+        cgfs_dir_cache_done(&c);
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        ck_assert_uint_eq(open_fds(), fds);
 }
 END_TEST
 
@@ -324,7 +404,7 @@ int main(void) {
         for (int walk = 0; walk < 2; walk++)
                 CHECK_TCASE(s, walk ? "owners-walk" : "owners", walk ? setup_walk : setup, teardown,
                             { test_hands_over_by_fd }, { test_link_over_file, ELEMENTSOF(links) },
-                            { test_fifo_never_blocks }, { test_write_kernfs }, { test_socket_and_directory }, { test_someone_elses_file },
+                            { test_fifo_never_blocks }, { test_write_kernfs }, { test_dir_cache, 3 }, { test_socket_and_directory }, { test_someone_elses_file },
                             { test_to_dir_owner }, { test_to_dir_owner_named }, { test_put_file_existing },
                             { test_directory_symlink });
         return check_run(s);

@@ -32,9 +32,9 @@
 typedef struct Emulated {
         Hierarchy *kernel;      /* stock rules: the kernel as we left it */
         bool resync;            /* the kernel may differ from the projection: reload before the next operation */
-        /* the last mkdir's parent: siblings made in a row cost one lookup (cgroup2 has no rename);
-         * dropped at every rmdir, reload and save, so it never pins a removed cgroup for long */
-        CgfsDirCache parent;
+        /* the mkdirs' parents, kept for an apply's mkdirs and subtree_control writes (cgroup2 has no
+         * rename); dropped at every rmdir, reload and save, so they never pin removed cgroups for long */
+        CgfsDirCache dirs;
 } Emulated;
 
 static Emulated *emu(Backend *b) {
@@ -147,13 +147,13 @@ static int kop_exec(Backend *b, const KOp *op, bool faultable) {
                         return r;
         }
         if (op->type == KOP_MKDIR)
-                r = cgfs_mkdir_cached(b->root_fd, &emu(b)->parent, op->path, 0755);
+                r = cgfs_mkdir_cached(b->root_fd, &emu(b)->dirs, op->path, 0755);
         else if (op->type == KOP_RMDIR) {
-                cgfs_dir_cache_done(&emu(b)->parent);
+                cgfs_dir_cache_done(&emu(b)->dirs);
                 r = cgfs_rmdir(b->root_fd, op->path);
         }
         else
-                r = cgfs_write_kernfs(b->root_fd, op->path, file, value);
+                r = cgfs_write_kernfs_cached(b->root_fd, &emu(b)->dirs, op->path, file, value);
         if (r < 0) {
                 log_debug("kernel refused %s %s %s %s: %s", verb, op->path, strempty(file),
                               strempty(value), strerror(-r));
@@ -475,7 +475,7 @@ static int emu_refresh(Backend *b, char **reterr_msg) {
         BackendState saved = {};
         int r;
 
-        cgfs_dir_cache_done(&emu(b)->parent);
+        cgfs_dir_cache_done(&emu(b)->dirs);
         r = state_from_model(b->model, true, &saved);
         if (r < 0)
                 return r;
@@ -516,7 +516,7 @@ static int emu_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
         b->data = calloc(1, sizeof(Emulated));
         if (!b->data)
                 return -ENOMEM;
-        emu(b)->parent = (CgfsDirCache) CGFS_DIR_CACHE_INIT;
+        emu(b)->dirs = (CgfsDirCache) CGFS_DIR_CACHE_INIT;
 
         if (asprintf(&where, "%s/%s", b->state_dir, EMU_STATE) < 0)
                 return -ENOMEM;
@@ -536,7 +536,7 @@ static int emu_open(Backend *b, const BackendOptions *opts, char **reterr_msg) {
 static void emu_done(Backend *b) {
         if (b->data) {
                 hierarchy_free(emu(b)->kernel);
-                cgfs_dir_cache_done(&emu(b)->parent);
+                cgfs_dir_cache_done(&emu(b)->dirs);
         }
         free(b->data);
         b->data = NULL;
@@ -719,7 +719,7 @@ static int emu_save(Backend *b) {
         BackendState st = {};
         int r;
 
-        cgfs_dir_cache_done(&emu(b)->parent);
+        cgfs_dir_cache_done(&emu(b)->dirs);
         r = state_from_model(b->model, true, &st);
         if (r < 0)
                 return r;

@@ -16,11 +16,13 @@
 #include <sys/statvfs.h>
 #include <inttypes.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 
 #include "cgbypass/cgpath.h"
 #include "cgbypass/fileio.h"
+#include "cgbypass/hash.h"
 #include "cgbypass/strbuf.h"
 #include "cgroupfs.h"
 
@@ -369,11 +371,97 @@ int cgfs_mkdir(int root_fd, const char *path, mode_t mode) {
 }
 
 void cgfs_dir_cache_done(CgfsDirCache *c) {
-        free(c->path);
-        c->path = NULL;
-        if (c->fd >= 0)
-                (void) close(c->fd);
-        c->fd = -1;
+        for (size_t i = 0; c->slots && i <= c->mask; i++)
+                if (c->slots[i].path) {
+                        free(c->slots[i].path);
+                        (void) close(c->slots[i].fd);
+                }
+        free(c->slots);
+        *c = (CgfsDirCache) CGFS_DIR_CACHE_INIT;
+}
+
+static CgfsDir *dir_cache_slot(const CgfsDirCache *c, const char *path) {
+        if (!c->slots)
+                return NULL;
+        for (size_t i = fnv1a64_str(path) & c->mask;; i = (i + 1) & c->mask)
+                if (!c->slots[i].path || streq(c->slots[i].path, path))
+                        return &c->slots[i];
+}
+
+static int dir_cache_find(const CgfsDirCache *c, int root_fd, const char *path) {
+        if (streq(path, "."))
+                return root_fd;
+        CgfsDir *d = dir_cache_slot(c, path);
+        return d && d->path ? d->fd : -1;
+}
+
+/* as many directories as half of what the soft RLIMIT_NOFILE leaves above 128 */
+static size_t dir_cache_max(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return 512;
+        return rl.rlim_cur > 128 ? (rl.rlim_cur - 128) / 2 : 0;
+}
+
+/* @path's fd kept in @c, which takes @path and @fd; where it is full, false: the caller keeps both */
+static bool dir_cache_add(CgfsDirCache *c, char *path, int fd) {
+        if (!c->slots) {
+                c->max = dir_cache_max();
+                if (c->max == 0)
+                        return false;
+        }
+        if (c->n >= c->max)
+                return false;
+        /* at most half full, for short probes */
+        if (!c->slots || 2 * (c->n + 1) > c->mask + 1) {
+                CgfsDirCache g = { .mask = c->slots ? 2 * c->mask + 1 : 63, .n = c->n, .max = c->max };
+
+                g.slots = calloc(g.mask + 1, sizeof(CgfsDir));
+                if (!g.slots)
+                        return false;
+                for (size_t i = 0; c->slots && i <= c->mask; i++)
+                        if (c->slots[i].path)
+                                *dir_cache_slot(&g, c->slots[i].path) = c->slots[i];
+                free(c->slots);
+                *c = g;
+        }
+        *dir_cache_slot(c, path) = (CgfsDir) { .path = path, .fd = fd };
+        c->n++;
+        return true;
+}
+
+/*
+ * Directory @dir (O_PATH): kept in @c, else opened by its name from its kept
+ * parent (or by path) and kept. *@ret_close: the caller closes it (@c full).
+ * *@ret_cached: it, or the parent it was opened from, was kept by an earlier
+ * call, so an ENOENT may only mean a kept one is stale.
+ */
+static int dir_cache_open(int root_fd, CgfsDirCache *c, const char *dir, bool *ret_close, bool *ret_cached) {
+        _cleanup_free_ char *copy = NULL, *up = NULL;
+        const char *slash;
+        int fd, at;
+
+        *ret_close = false;
+        *ret_cached = true;
+        fd = dir_cache_find(c, root_fd, dir);
+        if (fd >= 0)
+                return fd;
+        copy = strdup(dir);
+        if (!copy || cgpath_parent(dir, &up) < 0)
+                return -ENOMEM;
+        slash = strrchr(dir, '/');
+        at = dir_cache_find(c, root_fd, up);
+        *ret_cached = at >= 0 && at != root_fd;
+        fd = at >= 0 ? open_beneath(at, slash ? slash + 1 : dir, O_PATH | O_DIRECTORY, 0) :
+                       open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
+        if (fd < 0)
+                return fd;
+        if (dir_cache_add(c, copy, fd))
+                TAKE_PTR(copy);
+        else
+                *ret_close = true;
+        return fd;
 }
 
 int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mode) {
@@ -385,28 +473,35 @@ int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mod
         if (r < 0)
                 return r;
         for (int attempt = 0; attempt < 2; attempt++) {
-                bool cached = c->fd >= 0 && streq_ptr(c->path, dir);
+                bool close_it, cached;
+                int fd = dir_cache_open(root_fd, c, dir, &close_it, &cached);
 
-                if (!cached) {
-                        cgfs_dir_cache_done(c);
-                        r = open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
-                        if (r < 0)
-                                return r;
-                        c->fd = r;
-                        c->path = TAKE_PTR(dir);
-                }
-                if (mkdirat(c->fd, name, mode) >= 0)
-                        return 0;
-                r = -errno;
-                /* the parent went (and maybe came back) since it was opened: look it up again, once */
+                if (fd >= 0) {
+                        r = mkdirat(fd, name, mode) < 0 ? -errno : 0;
+                        if (close_it)
+                                (void) close(fd);
+                } else
+                        r = fd;
+                /* a kept directory went (and maybe came back) since it was opened: look it up again, once */
                 if (r != -ENOENT || !cached)
                         return r;
-                dir = strdup(c->path);
-                if (!dir)
-                        return -ENOMEM;
                 cgfs_dir_cache_done(c);
         }
         return r;
+}
+
+int cgfs_write_kernfs_cached(int root_fd, CgfsDirCache *c, const char *path, const char *file, const char *value) {
+        int at = dir_cache_find(c, root_fd, path);
+
+        if (at >= 0 && at != root_fd && cgfs_name_is_valid(file)) {
+                _cleanup_close_ int fd = open_beneath(at, file, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+                if (fd >= 0)
+                        return write_once(fd, value);
+                if (fd != -ENOENT)
+                        return fd;
+                cgfs_dir_cache_done(c);         /* gone since it was kept: by path, as without */
+        }
+        return cgfs_write_kernfs(root_fd, path, file, value);
 }
 
 int cgfs_rmdir(int root_fd, const char *path) {

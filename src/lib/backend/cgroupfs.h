@@ -74,18 +74,29 @@ int cgfs_mkdir(int root_fd, const char *path, mode_t mode);
 int cgfs_rmdir(int root_fd, const char *path);
 
 /*
- * cgfs_mkdir() for a run of mkdirs on cgroup2: the parent's fd (resolved
- * beneath the root as always) is kept while the parent stays the same, so
- * siblings in a row cost one mkdirat(2) each. Only where directories cannot
- * be renamed (cgroup2 has no rename): a kept fd would follow a moved one.
+ * Directory fds kept for a run of operations on cgroup2 (an apply): a mkdir
+ * opens its parent once, by name from the parent's own kept parent, so
+ * siblings in a row cost one mkdirat(2) each; a write to a kept directory's
+ * files opens them by name. kernfs refuses RCU path walks, so each path
+ * component costs a locked lookup: by name is the cheaper open. At most half
+ * of what the soft RLIMIT_NOFILE leaves above 128; beyond, by path. A kept
+ * directory that went fails with ENOENT: the cache is emptied and the path
+ * looked up again, once. Only where directories cannot be renamed (cgroup2
+ * has no rename): a kept fd would follow a moved one.
  */
-typedef struct CgfsDirCache {
-        char *path;
+typedef struct CgfsDir {
+        char *path;     /* NULL: a free slot */
         int fd;
+} CgfsDir;
+typedef struct CgfsDirCache {
+        CgfsDir *slots;         /* open addressing by fnv1a64_str() of the path, at most half full */
+        size_t mask, n, max;
 } CgfsDirCache;
-#define CGFS_DIR_CACHE_INIT { .fd = -1 }
+#define CGFS_DIR_CACHE_INIT {}
 void cgfs_dir_cache_done(CgfsDirCache *c);
 int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mode);
+/* cgfs_write_kernfs(), by name where @c keeps PATH */
+int cgfs_write_kernfs_cached(int root_fd, CgfsDirCache *c, const char *path, const char *file, const char *value);
 
 /*
  * Owners below a delegation: PATH is hostile ground. Each file is vetted
