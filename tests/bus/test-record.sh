@@ -140,7 +140,7 @@ as "$alice" EnableController /srv/alice/c1 cpu
 	ok "writable again: the owner's change is applied" || not_ok "writable again" "$out"
 # in the snapshot, or in a commit of the journal after it (change-journal.h); either may be absent
 recorded() { cat "$state/client-changes" "$state/client-changes.journal" 2>/dev/null || true; }
-recorded | grep -qE '^([0-9]+ [0-9a-f]{16} )?change /srv/alice/c1 ' &&
+grep -qE '^([0-9]+ [0-9a-f]{16} )?change /srv/alice/c1 ' <<<"$(recorded)" &&
 	ok "writable again: and recorded" ||
 	not_ok "not recorded" "$(cat "$state/client-changes" "$state/client-changes.journal" 2>&1 | tr -s ' ')"
 bus_env_stop_clean "clean exit, no sanitizer report"

@@ -93,7 +93,7 @@ show_has() {
 	run show "$cg"
 	stripped=$(printf '%s\n' "$out" | sed 's/^ *//')
 	for line; do
-		printf '%s\n' "$stripped" | grep -qxF -- "$line" || missing+="'$line' "
+		grep -qxF -- "$line" <<<"$stripped" || missing+="'$line' "
 	done
 	columns=$(printf '%s\n' "$out" | awk '{ print index($0, ": ") }' | sort -u | wc -l)
 	if [ "$status" -eq 0 ] && [ -z "$err" ] && [ -z "$missing" ] && [ "$columns" -eq 1 ] &&

@@ -44,7 +44,7 @@ run --help
 for verb in "status" "show CGROUP" "tree CONTROLLER" "enable CGROUP CONTROLLER" \
 	"bypass CGROUP CONTROLLER" "set CGROUP CHANGE..." "delegations" "delegate CGROUP USER CONTROLLER..." \
 	"undelegate CGROUP" "reload" "help \[COMMAND\]"; do
-	printf '%s\n' "$out" | grep -q "^  $verb  *[A-Z]" &&
+	grep -q "^  $verb  *[A-Z]" <<<"$out" &&
 		ok "--help describes '$verb' in one line" || not_ok "--help lacks '$verb'" "$out"
 done
 run -h

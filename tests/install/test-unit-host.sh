@@ -59,7 +59,7 @@ out=$(systemctl start "$name.service" 2>&1) && [ "$(systemctl is-active "$name.s
 out=$(busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager EnableController ss /srv/nobody cpu 2>&1) &&
 	ok "EnableController on the bus" || not_ok "EnableController" "$out"
 out=$(systemctl reload "$name.service" 2>&1) && sleep 1 &&
-	journalctl -u "$name.service" --since "$since" --no-pager | grep -q 'Reloaded the configuration' &&
+	grep -q 'Reloaded the configuration' <<<"$(journalctl -u "$name.service" --since "$since" --no-pager)" &&
 	[ "$(systemctl is-active "$name.service")" = active ] &&
 	ok "systemctl reload ($(systemctl show -P Type "$name.service"))" ||
 	not_ok "systemctl reload" "$out $(journalctl -u "$name.service" --since "$since" --no-pager | tail -20)"
