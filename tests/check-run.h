@@ -5,6 +5,7 @@
  * check_run_forking(): the same with the fork mode @fork (CK_NOFORK: tests that share state outside). */
 
 #include <check.h>
+#include <dirent.h>
 #include <stdlib.h>
 
 static inline int check_run_forking(Suite *s, enum fork_status fork) {
@@ -83,3 +84,15 @@ static inline Suite *check_suite_table(const char *name, const char *tcase, SFun
         CHECK_WITH_ROWS_(check_tcase((s), (name), (setup), (teardown), _rows), __VA_ARGS__)
 #define CHECK_SUITE_TABLE(name, tcase, setup, teardown, ...) \
         CHECK_WITH_ROWS_(check_suite_table((name), (tcase), (setup), (teardown), _rows), __VA_ARGS__)
+
+/* How many fds this process has open: a test that nothing it did stays open compares two counts. */
+static inline unsigned check_open_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        unsigned n = 0;
+
+        ck_assert_ptr_nonnull(d);
+        for (struct dirent *e; (e = readdir(d));)
+                n += e->d_name[0] != '.';
+        (void) closedir(d);
+        return n - 1;   /* opendir()'s own */
+}

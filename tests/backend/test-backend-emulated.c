@@ -806,6 +806,7 @@ START_TEST(test_scan_fd_budget) {
         _cleanup_free_ char *plus = test_strdupf("+%s", X), *sc = kpath(".", "cgroup.subtree_control");
         _cleanup_free_ char *held = NULL, *none = NULL, *one = NULL;
         struct rlimit rl, low;
+        unsigned fds = check_open_fds();
 
         ck_assert_int_eq(test_write_file(sc, plus), 0);
         /* p*: inner, with +X; q*: inner, q2 with +X; r*: leaves, r1 below q2 with +X */
@@ -851,6 +852,7 @@ START_TEST(test_scan_fd_budget) {
         }
         ck_assert_str_eq(held, none);
         ck_assert_str_eq(held, one);
+        ck_assert_uint_eq(check_open_fds(), fds);       /* the held directories too */
         ck_assert_ptr_nonnull(strstr(held, "p3/q2/r1"));
 }
 END_TEST

@@ -182,17 +182,6 @@ static char *read_rel(const char *rel) {
         return s;
 }
 
-static unsigned open_fds(void) {
-        char p[64];
-        unsigned n = 0;
-
-        for (int fd = 0; fd < 1024; fd++) {
-                (void) snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-                n += access(p, F_OK) == 0;
-        }
-        return n;
-}
-
 /*
  * Kept directories: mkdirs and writes by name from them, the same as by path;
  * one that went and came back is looked up again; room for none or one
@@ -202,7 +191,7 @@ START_TEST(test_dir_cache) {
         static const rlim_t rooms[] = { 20000, 128, 130 };     /* (128 + 2 * room): all, none, one */
         struct rlimit rl, low;
         CgfsDirCache c = CGFS_DIR_CACHE_INIT;
-        unsigned fds = open_fds();
+        unsigned fds = check_open_fds();
         char p[256], *s;
 
         ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
@@ -244,7 +233,7 @@ START_TEST(test_dir_cache) {
 
         cgfs_dir_cache_done(&c);
         ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-        ck_assert_uint_eq(open_fds(), fds);
+        ck_assert_uint_eq(check_open_fds(), fds);
 }
 END_TEST
 
