@@ -380,18 +380,19 @@ void cgfs_dir_cache_done(CgfsDirCache *c) {
         *c = (CgfsDirCache) CGFS_DIR_CACHE_INIT;
 }
 
-static CgfsDir *dir_cache_slot(const CgfsDirCache *c, const char *path) {
+/* the slot of the @n bytes at @path (a prefix of a longer path: nothing is copied to look) */
+static CgfsDir *dir_cache_slot(const CgfsDirCache *c, const char *path, size_t n) {
         if (!c->slots)
                 return NULL;
-        for (size_t i = fnv1a64_str(path) & c->mask;; i = (i + 1) & c->mask)
-                if (!c->slots[i].path || streq(c->slots[i].path, path))
+        for (size_t i = fnv1a64(path, n) & c->mask;; i = (i + 1) & c->mask)
+                if (!c->slots[i].path || (strncmp(c->slots[i].path, path, n) == 0 && !c->slots[i].path[n]))
                         return &c->slots[i];
 }
 
-static int dir_cache_find(const CgfsDirCache *c, int root_fd, const char *path) {
-        if (streq(path, "."))
+static int dir_cache_find(const CgfsDirCache *c, int root_fd, const char *path, size_t n) {
+        if (n == 1 && path[0] == '.')
                 return root_fd;
-        CgfsDir *d = dir_cache_slot(c, path);
+        CgfsDir *d = dir_cache_slot(c, path, n);
         return d && d->path ? d->fd : -1;
 }
 
@@ -422,39 +423,49 @@ static bool dir_cache_add(CgfsDirCache *c, char *path, int fd) {
                         return false;
                 for (size_t i = 0; c->slots && i <= c->mask; i++)
                         if (c->slots[i].path)
-                                *dir_cache_slot(&g, c->slots[i].path) = c->slots[i];
+                                *dir_cache_slot(&g, c->slots[i].path, strlen(c->slots[i].path)) = c->slots[i];
                 free(c->slots);
                 *c = g;
         }
-        *dir_cache_slot(c, path) = (CgfsDir) { .path = path, .fd = fd };
+        *dir_cache_slot(c, path, strlen(path)) = (CgfsDir) { .path = path, .fd = fd };
         c->n++;
         return true;
 }
 
+/* the parent of the @n bytes at @path, as a prefix of it ("a" has ".", "a/b" has "a"); its length */
+static size_t parent_len(const char *path, size_t n, const char **ret) {
+        const char *slash = memrchr(path, '/', n);
+
+        *ret = slash ? path : ".";
+        return slash ? (size_t) (slash - path) : 1;
+}
+
 /*
- * Directory @dir (O_PATH): kept in @c, else opened by its name from its kept
- * parent (or by path) and kept. *@ret_close: the caller closes it (@c full).
- * *@ret_cached: it, or the parent it was opened from, was kept by an earlier
- * call, so an ENOENT may only mean a kept one is stale.
+ * Directory @dir, its first @n bytes (O_PATH): kept in @c, else opened by its
+ * name from its kept parent (or by path) and kept. *@ret_close: the caller
+ * closes it (@c full). *@ret_cached: it, or the parent it was opened from,
+ * was kept by an earlier call, so an ENOENT may only mean a kept one is stale.
  */
-static int dir_cache_open(int root_fd, CgfsDirCache *c, const char *dir, bool *ret_close, bool *ret_cached) {
-        _cleanup_free_ char *copy = NULL, *up = NULL;
-        const char *slash;
+static int dir_cache_open(int root_fd, CgfsDirCache *c, const char *dir, size_t n, bool *ret_close,
+                          bool *ret_cached) {
+        _cleanup_free_ char *copy = NULL;
+        const char *up;
+        size_t up_n;
         int fd, at;
 
         *ret_close = false;
         *ret_cached = true;
-        fd = dir_cache_find(c, root_fd, dir);
+        fd = dir_cache_find(c, root_fd, dir, n);
         if (fd >= 0)
                 return fd;
-        copy = strdup(dir);
-        if (!copy || cgpath_parent(dir, &up) < 0)
+        copy = strndup(dir, n);
+        if (!copy)
                 return -ENOMEM;
-        slash = strrchr(dir, '/');
-        at = dir_cache_find(c, root_fd, up);
+        up_n = parent_len(copy, n, &up);
+        at = dir_cache_find(c, root_fd, up, up_n);
         *ret_cached = at >= 0 && at != root_fd;
-        fd = at >= 0 ? open_beneath(at, slash ? slash + 1 : dir, O_PATH | O_DIRECTORY, 0) :
-                       open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
+        fd = at >= 0 ? open_beneath(at, copy + (up == copy ? up_n + 1 : 0), O_PATH | O_DIRECTORY, 0) :
+                       open_beneath(root_fd, copy, O_PATH | O_DIRECTORY, 0);
         if (fd < 0)
                 return fd;
         if (dir_cache_add(c, copy, fd))
@@ -465,16 +476,18 @@ static int dir_cache_open(int root_fd, CgfsDirCache *c, const char *dir, bool *r
 }
 
 int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mode) {
-        _cleanup_free_ char *dir = NULL;
-        const char *name;
-        int r;
+        const char *dir, *name;
+        size_t dir_n;
+        int r = -EINVAL;
 
-        r = parent_path(path, &dir, &name);
-        if (r < 0)
-                return r;
+        if (!cgfs_path_is_valid(path) || streq(path, "."))
+                return -EINVAL;
+        /* siblings in a row: their parent is found without a copy of it */
+        dir_n = parent_len(path, strlen(path), &dir);
+        name = dir == path ? path + dir_n + 1 : path;
         for (int attempt = 0; attempt < 2; attempt++) {
                 bool close_it, cached;
-                int fd = dir_cache_open(root_fd, c, dir, &close_it, &cached);
+                int fd = dir_cache_open(root_fd, c, dir, dir_n, &close_it, &cached);
 
                 if (fd >= 0) {
                         r = mkdirat(fd, name, mode) < 0 ? -errno : 0;
@@ -491,7 +504,7 @@ int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mod
 }
 
 int cgfs_write_kernfs_cached(int root_fd, CgfsDirCache *c, const char *path, const char *file, const char *value) {
-        int at = dir_cache_find(c, root_fd, path);
+        int at = dir_cache_find(c, root_fd, path, strlen(path));
 
         if (at >= 0 && at != root_fd && cgfs_name_is_valid(file)) {
                 _cleanup_close_ int fd = open_beneath(at, file, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
