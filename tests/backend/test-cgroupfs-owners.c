@@ -210,10 +210,25 @@ START_TEST(test_dir_cache) {
         ck_assert_str_eq(s, "1\n");
         free(s);
         ck_assert_int_eq(cgfs_write_kernfs_cached(root_fd, &c, "A/B", "nofile", "1"), -ENOENT);
+        /* a hundred parents kept: the table grows twice on the way */
+        for (int i = 0; i < 100; i++) {
+                char d[64], e[64];
+                (void) snprintf(d, sizeof(d), "A/B/C/d%d", i);
+                (void) snprintf(e, sizeof(e), "A/B/C/d%d/e", i);
+                ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, d, 0755), 0);
+                ck_assert_int_eq(cgfs_mkdir_cached(root_fd, &c, e, 0755), 0);
+        }
+        at("A/B/C/d99/e", p, sizeof(p));
+        ck_assert_int_eq(access(p, F_OK), 0);
+        at("A/B/C/d0/e", p, sizeof(p));
+        ck_assert_int_eq(access(p, F_OK), 0);
 
         /* A/B replaced behind our back: a kept fd of the old one would find nothing */
-        at("A/B/C", p, sizeof(p));
-        ck_assert_int_eq(rmdir(p), 0);
+        {
+                char cmd[300];
+                (void) snprintf(cmd, sizeof(cmd), "rm -r '%s/A/B/C'", dir);
+                ck_assert_int_eq(system(cmd), 0);
+        }
         at("A/B/D", p, sizeof(p));
         ck_assert_int_eq(rmdir(p), 0);
         at("A/B/f", p, sizeof(p));
