@@ -8,6 +8,16 @@
 #include "backend-internal.h"
 #include "cgroupfs.h"
 
+typedef struct Native {
+        /* the mkdirs' parents, kept for an apply's mkdirs and writes (cgroup2 has no rename); dropped at
+         * every rmdir, reload and save, so they never pin removed cgroups for long */
+        CgfsDirCache dirs;
+} Native;
+
+static Native *native(Backend *b) {
+        return b->data;
+}
+
 static int native_load(Backend *b, Hierarchy **ret, char **reterr_msg) {
         _cleanup_(hierarchy_freep) Hierarchy *h = NULL;
         KernelScan s = {};
@@ -40,16 +50,25 @@ static int native_open(Backend *b, const BackendOptions *opts, char **reterr_msg
         r = cgfs_check_cgroup2(b->root_fd, NULL);
         if (r < 0)
                 return backend_msg(reterr_msg, r, "'%s' is not a cgroup2 mount", b->root);
+        b->data = calloc(1, sizeof(Native));
+        if (!b->data)
+                return -ENOMEM;
+        native(b)->dirs = (CgfsDirCache) CGFS_DIR_CACHE_INIT;
         return native_load(b, &b->model, reterr_msg);
 }
 
 static void native_done(Backend *b) {
+        if (b->data)
+                cgfs_dir_cache_done(&native(b)->dirs);
+        free(b->data);
+        b->data = NULL;
 }
 
 static int native_refresh(Backend *b, char **reterr_msg) {
         Hierarchy *h;
         int r;
 
+        cgfs_dir_cache_done(&native(b)->dirs);
         r = native_load(b, &h, reterr_msg);
         if (r < 0)
                 return r;
@@ -112,12 +131,12 @@ static int native_op(Backend *b, NativeOp op, const char *path, const char *file
                 k = backend_load_limits_above(b, path);
                 if (k < 0)
                         return k;
-                k = cgfs_mkdir(b->root_fd, path, 0755);
-        }
-        else if (op == NATIVE_RMDIR)
+                k = cgfs_mkdir_cached(b->root_fd, &native(b)->dirs, path, 0755);
+        } else if (op == NATIVE_RMDIR) {
+                cgfs_dir_cache_done(&native(b)->dirs);
                 k = cgfs_rmdir(b->root_fd, path);
-        else
-                k = cgfs_write_kernfs(b->root_fd, path, file, value);
+        } else
+                k = cgfs_write_kernfs_cached(b->root_fd, &native(b)->dirs, path, file, value);
 
         m = model_run(b->model, op, path, file, value, &mreason);
 
@@ -181,7 +200,8 @@ static int native_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char
 }
 
 static int native_save(Backend *b) {
-        /* the kernel keeps everything */
+        /* the kernel keeps everything; the apply is over */
+        cgfs_dir_cache_done(&native(b)->dirs);
         return 0;
 }
 
