@@ -250,7 +250,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         int r;
 
         /* children the owner made, state the owner wrote: the kernel's word first */
-        (void) manager_refresh_for(m, req->cgroup, &before_signals);
+        (void) manager_refresh_for_change(m, req->cgroup, &before_signals);
 
         r = hierarchy_lookup(backend_get_model(m->backend), req->cgroup, &c);
         /* a delegation over its limit (native, emulated): the bus says TooManyCgroups (adopt_refusal()) */
