@@ -140,16 +140,15 @@ static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
                 r = -ENOMEM;
                 goto fail;
         }
+        /* the list's copies of the names, not copies of them */
+        for (size_t i = 0; i < n; i++)
+                d.files[i].name = names[i];
+        d.n = n;
+        free(TAKE_PTR(names));
         for (size_t i = 0; i < n; i++) {
                 RFile *f = &d.files[i];
-                mode_t mode = cgroup_file_writable(h, c, names[i]) ? 0644 : 0444;
+                mode_t mode = cgroup_file_writable(h, c, f->name) ? 0644 : 0444;
 
-                f->name = strdup(names[i]);
-                d.n++;
-                if (!f->name) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
                 r = cgroup_read(h, c, f->name, &f->content);
                 if (r == -ENOSYS && cfvalue_known(f->name))
                         r = cgroup_value_read(h, c, f->name, &f->content);
