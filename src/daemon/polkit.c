@@ -163,8 +163,13 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
 static int details_string(char *const *details, char **ret) {
         StrBuf b = STRBUF_INIT;
 
-        for (char *const *d = details; d && d[0] && d[1]; d += 2)
-                strbuf_printf(&b, "%s=%s\n", d[0], d[1]);
+        /* appends, not strbuf_printf(): built on both passes of every request */
+        for (char *const *d = details; d && d[0] && d[1]; d += 2) {
+                strbuf_append(&b, d[0]);
+                strbuf_putc(&b, '=');
+                strbuf_append(&b, d[1]);
+                strbuf_putc(&b, '\n');
+        }
         return strbuf_steal(&b, ret);
 }
 
