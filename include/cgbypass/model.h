@@ -212,6 +212,9 @@ bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file);
 /* Whether FILE in @c has a write handler (its mode is 0644). False if absent. */
 bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file);
 
+/* cgroup_file_writable() into @ret_writable and cgroup_read(), with one lookup of FILE: the sim renders every file */
+int cgroup_read_file(const Hierarchy *h, const Cgroup *c, const char *file, bool *ret_writable, char **ret);
+
 /**
  * cgroup_list_files() - the interface files in @c's directory, sorted by name
  *

@@ -147,9 +147,11 @@ static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
         free(TAKE_PTR(names));
         for (size_t i = 0; i < n; i++) {
                 RFile *f = &d.files[i];
-                mode_t mode = cgroup_file_writable(h, c, f->name) ? 0644 : 0444;
+                bool writable;
+                mode_t mode;
 
-                r = cgroup_read(h, c, f->name, &f->content);
+                r = cgroup_read_file(h, c, f->name, &writable, &f->content);
+                mode = writable ? 0644 : 0444;
                 if (r == -ENOSYS && cfvalue_known(f->name))
                         r = cgroup_value_read(h, c, f->name, &f->content);
                 if (r == -EINVAL)

@@ -72,15 +72,17 @@ bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file) {
         return file_find(h, c, file);
 }
 
-bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file) {
-        const CfType *t = file_find(h, c, file);
-
+static bool found_writable(const Hierarchy *h, const CfType *t) {
         if (!t)
                 return false;
         /* patch 004 gives cgroup.controllers a write handler */
-        if (streq(file, "cgroup.controllers"))
+        if (streq(t->name, "cgroup.controllers"))
                 return h->rules == RULES_BYPASS;
         return t->flags & CFT_WRITABLE;
+}
+
+bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file) {
+        return found_writable(h, file_find(h, c, file));
 }
 
 int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
@@ -158,12 +160,13 @@ static void print_limit(StrBuf *b, int v) {
                 strbuf_printf(b, "%d\n", v);
 }
 
-int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **ret) {
+/* cgroup_read() of the file @t that file_find() found (NULL: none) */
+static int read_found(const Hierarchy *h, const Cgroup *c, const CfType *t, char **ret) {
         StrBuf b = STRBUF_INIT;
 
-        const CfType *t = file_find(h, c, file);
         if (!t)
                 return -ENOENT;
+        const char *file = t->name;
         /* kernel: cgroup_seqfile_show() without a show handler */
         if (t->flags & CFT_NO_READ)
                 return -EINVAL;
@@ -203,6 +206,17 @@ int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **re
                 return -ENOSYS;
 
         return strbuf_steal(&b, ret);
+}
+
+int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **ret) {
+        return read_found(h, c, file_find(h, c, file), ret);
+}
+
+int cgroup_read_file(const Hierarchy *h, const Cgroup *c, const char *file, bool *ret_writable, char **ret) {
+        const CfType *t = file_find(h, c, file);
+
+        *ret_writable = found_writable(h, t);
+        return read_found(h, c, t, ret);
 }
 
 static int write_file(Hierarchy *h, Cgroup *c, const CfType *t, const char *buf, Reason *reterr_reason) {
