@@ -192,8 +192,15 @@ static int polkit_send(PolkitQuery *q, char *const *details) {
         r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "{ss}");
         if (r < 0)
                 return r;
+        /* entry by entry: sd_bus_message_append() parses its format for every pair */
         for (char *const *d = details; d && d[0] && d[1]; d += 2) {
-                r = sd_bus_message_append(msg, "{ss}", d[0], d[1]);
+                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_DICT_ENTRY, "ss");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, d[0]);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, d[1]);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(msg);
                 if (r < 0)
                         return r;
         }
