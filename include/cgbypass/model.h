@@ -222,6 +222,9 @@ int cgroup_read_file(const Hierarchy *h, const Cgroup *c, const char *file, bool
  */
 int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret);
 
+/* cgroup_list_files() without copies: the names are cftype_table[]'s, NULL-terminated; free() the array alone */
+int cgroup_list_file_names(const Hierarchy *h, const Cgroup *c, const char ***ret);
+
 /*
  * Values of controller files (model-values.c). The model keeps, per
  * cgroup, what each written controller file shows, with the kernel's syntax

@@ -50,7 +50,15 @@ static char *modeled(const Hierarchy *h, const char *dir) {
         FILE *o = open_memstream(&out, &size);
 
         ck_assert_ptr_nonnull(o);
+        _cleanup_free_ const char **names = NULL;
+        size_t k = 0;
+
         ck_assert_int_eq(cgroup_list_files(h, c, &files), 0);
+        /* the borrowed names, the same list */
+        ck_assert_int_eq(cgroup_list_file_names(h, c, &names), 0);
+        for (; files[k]; k++)
+                ck_assert_str_eq(names[k], files[k]);
+        ck_assert_ptr_null(names[k]);
         for (char **f = files; *f; f++) {
                 /* backend-sim.c renders the modes the same way */
                 const char *mode = cgroup_file_writable(h, c, *f) ? "-rw-r--r--" : "-r--r--r--";

@@ -77,7 +77,7 @@ static void sim_mark(Backend *b, const char *path, bool subtree) {
 }
 
 typedef struct RFile {
-        char *name;
+        const char *name;       /* cftype_table[]'s (cgroup_list_file_names()) */
         char *content;
         mode_t mode;
 } RFile;
@@ -95,7 +95,6 @@ typedef struct Render {
 
 static void rdir_done(RDir *d) {
         for (size_t j = 0; j < d->n; j++) {
-                free(d->files[j].name);
                 free(d->files[j].content);
         }
         free(d->files);
@@ -122,7 +121,7 @@ static const char *default_content(const char *name) {
 }
 
 static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
-        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ const char **names = NULL;
         RDir d = {};
         size_t n = 0;
         int r;
@@ -130,7 +129,7 @@ static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
         r = backend_cgroup_relpath(c, &d.path);
         if (r < 0)
                 return r;
-        r = cgroup_list_files(h, c, &names);
+        r = cgroup_list_file_names(h, c, &names);
         if (r < 0)
                 goto fail;
         while (names[n])
@@ -140,11 +139,9 @@ static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
                 r = -ENOMEM;
                 goto fail;
         }
-        /* the list's copies of the names, not copies of them */
         for (size_t i = 0; i < n; i++)
                 d.files[i].name = names[i];
         d.n = n;
-        free(TAKE_PTR(names));
         for (size_t i = 0; i < n; i++) {
                 RFile *f = &d.files[i];
                 bool writable;

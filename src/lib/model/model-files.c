@@ -85,9 +85,9 @@ bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file)
         return found_writable(h, file_find(h, c, file));
 }
 
-int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
+int cgroup_list_file_names(const Hierarchy *h, const Cgroup *c, const char ***ret) {
         size_t n = 0, cap = 0;
-        _cleanup_strv_free_ char **l = NULL;
+        _cleanup_free_ const char **l = NULL;
 
         /* in name order already: two renders of the cgroup's directory per sim write list it */
         for (const CfType *const *tp = cftype_by_name(), *t; (t = *tp); tp++) {
@@ -98,14 +98,12 @@ int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
                         continue;
                 if (n + 2 > cap) {
                         cap = cap ? cap * 2 : 32;
-                        char **nl = realloc(l, cap * sizeof(char *));
+                        const char **nl = realloc(l, cap * sizeof(char *));
                         if (!nl)
                                 return -ENOMEM;
                         l = nl;
                 }
-                l[n] = strdup(t->name);
-                if (!l[n])
-                        return -ENOMEM;
+                l[n] = t->name;
                 l[++n] = NULL;
         }
         if (!l) {
@@ -113,6 +111,27 @@ int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
                 if (!l)
                         return -ENOMEM;
         }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
+        _cleanup_free_ const char **names = NULL;
+        _cleanup_strv_free_ char **l = NULL;
+        size_t n = 0;
+        int r;
+
+        r = cgroup_list_file_names(h, c, &names);
+        if (r < 0)
+                return r;
+        while (names[n])
+                n++;
+        l = calloc(n + 1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (!(l[i] = strdup(names[i])))
+                        return -ENOMEM;
         *ret = TAKE_PTR(l);
         return 0;
 }
