@@ -938,7 +938,7 @@ static int sim_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *c
         int r;
 
         /* only root changes owners; an unprivileged sim says so rather than pretending */
-        if (geteuid() != 0)
+        if (!cgfs_running_as_root())
                 return -EPERM;
         r = hierarchy_lookup(b->model, path, &c);
         if (r < 0)
