@@ -34,3 +34,6 @@ extern const CfType cftype_table[];
  * A hash lookup: use these rather than a scan of cftype_table[]. */
 const CfType *cftype_lookup(const char *name);
 const CfType *cftype_lookup_next(const CfType *t);
+
+/* Every entry, sorted by name (entries of one name in any order), NULL-terminated: listings need no sort. */
+const CfType *const *cftype_by_name(void);

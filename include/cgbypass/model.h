@@ -212,12 +212,18 @@ bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file);
 /* Whether FILE in @c has a write handler (its mode is 0644). False if absent. */
 bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file);
 
+/* cgroup_file_writable() into @ret_writable and cgroup_read(), with one lookup of FILE: the sim renders every file */
+int cgroup_read_file(const Hierarchy *h, const Cgroup *c, const char *file, bool *ret_writable, char **ret);
+
 /**
  * cgroup_list_files() - the interface files in @c's directory, sorted by name
  *
  * Return: 0 or -ENOMEM; @ret is a NULL-terminated strv.
  */
 int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret);
+
+/* cgroup_list_files() without copies: the names are cftype_table[]'s, NULL-terminated; free() the array alone */
+int cgroup_list_file_names(const Hierarchy *h, const Cgroup *c, const char ***ret);
 
 /*
  * Values of controller files (model-values.c). The model keeps, per

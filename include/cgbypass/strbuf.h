@@ -22,6 +22,8 @@ typedef struct StrBuf {
 void strbuf_append(StrBuf *b, const char *s);
 void strbuf_append_n(StrBuf *b, const char *s, size_t n);
 void strbuf_putc(StrBuf *b, char c);
+/* @n copies of @c */
+void strbuf_fill(StrBuf *b, char c, size_t n);
 void strbuf_printf(StrBuf *b, const char *fmt, ...) _printf_(2, 3);
 void strbuf_truncate(StrBuf *b, size_t len);
 

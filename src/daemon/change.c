@@ -5,6 +5,7 @@
 #include "delegation-limits.h"
 #include "manager.h"
 #include "ownership.h"
+#include "watch.h"
 
 /*
  * What the kernel says to the request's write alone, on a copy of the model:
@@ -250,7 +251,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         int r;
 
         /* children the owner made, state the owner wrote: the kernel's word first */
-        (void) manager_refresh_for(m, req->cgroup, &before_signals);
+        (void) manager_refresh_for_change(m, req->cgroup, &before_signals);
 
         r = hierarchy_lookup(backend_get_model(m->backend), req->cgroup, &c);
         /* a delegation over its limit (native, emulated): the bus says TooManyCgroups (adopt_refusal()) */
@@ -320,6 +321,9 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         /* files the writes made appear below a delegation root are the owner's */
         if (hand_over)
                 (void) ownership_sync(m, req->cgroup, &owned);
+        /* the inotify events of the sim's own files, read here: else a loop iteration of their own before the commit */
+        if (backend_get_type(m->backend) == BACKEND_SIM)
+                watch_drain(m);
         if (done && m->event) {
                 r = 1;
                 goto finish;

@@ -47,7 +47,8 @@ static int add(DecisionFields *f, const char *fmt, ...) {
         return 0;
 }
 
-int decision_fields(const Decision *d, DecisionFields *ret) {
+/* @all: every field; else MESSAGE= alone, what a log line shows */
+static int build_fields(const Decision *d, bool all, DecisionFields *ret) {
         char qc[REQUEST_QUOTE_SIZE], qa[REQUEST_QUOTE_SIZE], uid[16] = "?", pid[16] = "?";
         const char *cgroup = d->cgroup ? request_quote(d->cgroup, qc) : NULL;
         const char *arg = d->argument ? request_quote(d->argument, qa) : NULL;
@@ -65,23 +66,23 @@ int decision_fields(const Decision *d, DecisionFields *ret) {
                 strempty(cgroup), arg ? " " : "", strempty(arg), uid, pid, result,
                 d->error || d->detail ? ": " : "", strempty(d->error), d->error && d->detail ? ": " : "",
                 strempty(d->detail));
-        if (r >= 0)
+        if (r >= 0 && all)
                 r = add(&f, "PRIORITY=%d", d->priority);
-        if (r >= 0)
+        if (r >= 0 && all)
                 r = add(&f, "MESSAGE_ID=%s", message_id(d));
-        if (r >= 0)
+        if (r >= 0 && all)
                 r = add(&f, "CGBYPASS_METHOD=%s", d->method);
-        if (r >= 0 && cgroup)
+        if (r >= 0 && all && cgroup)
                 r = add(&f, "CGBYPASS_CGROUP=%s", cgroup);
-        if (r >= 0 && arg)
+        if (r >= 0 && all && arg)
                 r = add(&f, "CGBYPASS_ARGUMENT=%s", arg);
-        if (r >= 0 && known)
+        if (r >= 0 && all && known)
                 r = add(&f, "CGBYPASS_CALLER_UID=%s", uid);
-        if (r >= 0 && known && d->caller->pid > 0)
+        if (r >= 0 && all && known && d->caller->pid > 0)
                 r = add(&f, "CGBYPASS_CALLER_PID=%s", pid);
-        if (r >= 0)
+        if (r >= 0 && all)
                 r = add(&f, "CGBYPASS_RESULT=%s", result);
-        if (r >= 0 && d->refused && d->error)
+        if (r >= 0 && all && d->refused && d->error)
                 r = add(&f, "CGBYPASS_ERROR=%s", d->error);
         if (r < 0) {
                 decision_fields_done(&f);
@@ -91,12 +92,21 @@ int decision_fields(const Decision *d, DecisionFields *ret) {
         return 0;
 }
 
-static void send_fields(int priority, const DecisionFields *f) {
+int decision_fields(const Decision *d, DecisionFields *ret) {
+        return build_fields(d, true, ret);
+}
+
+/* sd_journal_sendv() drops the entry, successfully, when journald's socket is not there */
+static bool to_journal(void) {
+        return log_to_journal() && access(JOURNAL_SOCKET, F_OK) >= 0;
+}
+
+/* @journal: to_journal() */
+static void send_fields(int priority, const DecisionFields *f, bool journal) {
         struct iovec iov[DECISION_FIELDS_MAX];
         int r = -EINVAL;
 
-        /* sd_journal_sendv() drops the entry, successfully, when journald's socket is not there */
-        if (log_to_journal() && access(JOURNAL_SOCKET, F_OK) >= 0) {
+        if (journal) {
                 for (size_t i = 0; i < f->n; i++)
                         iov[i] = (struct iovec) { .iov_base = f->v[i], .iov_len = strlen(f->v[i]) };
                 r = sd_journal_sendv(iov, (int) f->n);
@@ -108,14 +118,17 @@ static void send_fields(int priority, const DecisionFields *f) {
 
 void decision_log(const Decision *d) {
         DecisionFields f;
+        bool journal;
 
         if (d->priority > log_get_max_level())
                 return;
-        if (decision_fields(d, &f) < 0) {
+        /* a line on stderr shows MESSAGE= alone: the other fields, one allocation each, only for the journal */
+        journal = to_journal();
+        if (build_fields(d, journal, &f) < 0) {
                 (void) log_oom();
                 return;
         }
-        send_fields(d->priority, &f);
+        send_fields(d->priority, &f, journal);
         decision_fields_done(&f);
 }
 
@@ -140,6 +153,6 @@ void decision_log_adopted(size_t adopted, size_t forgotten, const char *scope) {
         if (r < 0)
                 (void) log_oom();
         else
-                send_fields(LOG_INFO, &f);
+                send_fields(LOG_INFO, &f, to_journal());
         decision_fields_done(&f);
 }

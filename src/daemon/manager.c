@@ -12,6 +12,7 @@
 #include "polkit.h"
 #include "runtime-delegations.h"
 #include "request.h"
+#include "watch.h"
 
 Manager *manager_free(Manager *m) {
         if (!m)
@@ -287,6 +288,22 @@ int manager_refresh_for(Manager *m, const char *scope, Snapshot *before) {
                 whole = !top || backend_check_below(m->backend, top) <= 0;
         manager_snapshot_for_signals(m, whole ? NULL : top, before);
         return manager_refresh_quiet(m, whole, scope, NULL);
+}
+
+int manager_refresh_for_change(Manager *m, const char *scope, Snapshot *before) {
+        /*
+         * A sim's directory changes by the daemon's writes and by the owners' mkdir and
+         * rmdir alone, which the watches report: with every delegated cgroup watched and
+         * the events taken in, the adoption scan would find nothing. Where a cgroup can
+         * appear unseen (no watch on it, no inotify), it scans as before.
+         */
+        if (backend_get_type(m->backend) == BACKEND_SIM && watch_catch_up(m) > 0) {
+                _cleanup_free_ char *top = manager_known_ancestor(m, scope);
+
+                manager_snapshot_for_signals(m, top, before);
+                return 0;
+        }
+        return manager_refresh_for(m, scope, before);
 }
 
 int manager_refresh(Manager *m, const char *scope) {

@@ -230,6 +230,12 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reter
 /* A snapshot of what may change into @before, then manager_refresh_quiet() of what @scope needs. */
 int manager_refresh_for(Manager *m, const char *scope, Snapshot *before);
 
+/*
+ * Before a change of @scope: manager_refresh_for(), except on a sim whose watches
+ * saw every mkdir and rmdir (watch_catch_up()): then the snapshot alone.
+ */
+int manager_refresh_for_change(Manager *m, const char *scope, Snapshot *before);
+
 void manager_log_apply_failure(const Plan *p, int r, const ApplyFailure *f);
 
 /* The backend's state alone (a sim's a little later). Return: 0 or -errno. */

@@ -54,9 +54,9 @@ static const OwnershipFiles *before_find(const OwnershipBefore *b, const char *p
 }
 
 /* @after's names that @before lacks (both sorted, as cgroup_list_files() gives them), borrowed from @after */
-static char **appeared(char *const *before, char *const *after) {
+static const char **appeared(const char *const *before, const char *const *after) {
         size_t n = 0, k = 0, m = 0;
-        char **v;
+        const char **v;
 
         while (after[n])
                 n++;
@@ -77,12 +77,11 @@ static char **appeared(char *const *before, char *const *after) {
  */
 static int give_files(Manager *m, Cgroup *c, const char *path, const OwnershipBefore *before, size_t *ret_n) {
         const OwnershipFiles *was = before ? before_find(before, path) : NULL;
-        _cleanup_strv_free_ char **now = NULL;
-        _cleanup_free_ char **names = NULL;
+        _cleanup_free_ const char **now = NULL, **names = NULL;
         int r;
 
         if (was && strv_index(m->owner_retry, path) < 0) {
-                if (cgroup_list_files(backend_get_model(m->backend), c, &now) < 0 ||
+                if (cgroup_list_file_names(backend_get_model(m->backend), c, &now) < 0 ||
                     !(names = appeared(was->files, now)))
                         return -ENOMEM;
                 if (!names[0]) {
@@ -90,7 +89,8 @@ static int give_files(Manager *m, Cgroup *c, const char *path, const OwnershipBe
                         return 0;
                 }
         }
-        r = backend_chown_to_dir_owner(m->backend, path, names, ret_n);
+        /* the backend takes no const names; it only reads them */
+        r = backend_chown_to_dir_owner(m->backend, path, (char *const *) names, ret_n);
         /* a named file gone (vetting is all or nothing): the others still need their owner */
         if (r == -ENOENT && names)
                 r = backend_chown_to_dir_owner(m->backend, path, NULL, ret_n);
@@ -177,7 +177,7 @@ int ownership_before(Manager *m, const char *scope, OwnershipBefore *ret) {
                 b.v[b.n] = (OwnershipFiles) {};
                 r = cgroup_path(c, &b.v[b.n].path);
                 if (r >= 0)
-                        r = cgroup_list_files(backend_get_model(m->backend), c, &b.v[b.n].files);
+                        r = cgroup_list_file_names(backend_get_model(m->backend), c, &b.v[b.n].files);
                 b.n++;
         }
         if (r < 0) {
@@ -192,7 +192,7 @@ int ownership_before(Manager *m, const char *scope, OwnershipBefore *ret) {
 void ownership_before_done(OwnershipBefore *b) {
         for (size_t i = 0; i < b->n; i++) {
                 free(b->v[i].path);
-                strv_freep(&b->v[i].files);
+                free(b->v[i].files);
         }
         free(b->v);
         *b = (OwnershipBefore) {};

@@ -14,7 +14,7 @@
 /* A cgroup's interface files, as the model lists them (sorted). */
 typedef struct OwnershipFiles {
         char *path;
-        char **files;
+        const char **files;     /* cftype_table[]'s names (cgroup_list_file_names()) */
 } OwnershipFiles;
 
 /* The files of a request's subtree before its writes (ownership_before()). */

@@ -163,8 +163,13 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
 static int details_string(char *const *details, char **ret) {
         StrBuf b = STRBUF_INIT;
 
-        for (char *const *d = details; d && d[0] && d[1]; d += 2)
-                strbuf_printf(&b, "%s=%s\n", d[0], d[1]);
+        /* appends, not strbuf_printf(): built on both passes of every request */
+        for (char *const *d = details; d && d[0] && d[1]; d += 2) {
+                strbuf_append(&b, d[0]);
+                strbuf_putc(&b, '=');
+                strbuf_append(&b, d[1]);
+                strbuf_putc(&b, '\n');
+        }
         return strbuf_steal(&b, ret);
 }
 
@@ -181,21 +186,48 @@ static int polkit_send(PolkitQuery *q, char *const *details) {
                                            "CheckAuthorization");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(msg, "(sa{sv})s", "system-bus-name", 1, "name", "s", sender, q->action);
+        /* container by container, as the details below: the format parser costs more than the message */
+        r = sd_bus_message_open_container(msg, SD_BUS_TYPE_STRUCT, "sa{sv}");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, "system-bus-name");
+        if (r >= 0)
+                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r >= 0)
+                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, "name");
+        if (r >= 0)
+                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_VARIANT, "s");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, sender);
+        for (int i = 0; i < 4 && r >= 0; i++)     /* the variant, the entry, the array, the struct */
+                r = sd_bus_message_close_container(msg);
+        if (r >= 0)
+                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, q->action);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "{ss}");
         if (r < 0)
                 return r;
+        /* entry by entry: sd_bus_message_append() would parse its format for every pair */
         for (char *const *d = details; d && d[0] && d[1]; d += 2) {
-                r = sd_bus_message_append(msg, "{ss}", d[0], d[1]);
+                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_DICT_ENTRY, "ss");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, d[0]);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, d[1]);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(msg);
                 if (r < 0)
                         return r;
         }
         r = sd_bus_message_close_container(msg);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(msg, "us", interactive ? POLKIT_ALLOW_USER_INTERACTION : 0u, q->cancel_id);
+        uint32_t flags = interactive ? POLKIT_ALLOW_USER_INTERACTION : 0u;
+        r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_UINT32, &flags);
+        if (r >= 0)
+                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, q->cancel_id);
         if (r < 0)
                 return r;
         return sd_bus_call_async(bus, &q->slot, msg, on_polkit_reply, q,

@@ -2,6 +2,7 @@
 /* Owners' mkdir and rmdir in their delegations, seen through inotify. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -344,11 +345,13 @@ static void schedule(Manager *m, const char *delegation) {
         }
 }
 
-/* One read(2) of events. Return: >0 events read, 0 none pending, -errno. */
+#define EVENTS_BUF 4096
+
+/* One read(2) of events. Return: >0 the bytes of events read, 0 none pending, -errno. */
 static int read_events(Manager *m) {
         Watches *w = &m->watches;
         /* aligned as struct inotify_event, as inotify(7) shows */
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        char buf[EVENTS_BUF] __attribute__((aligned(__alignof__(struct inotify_event))));
         ssize_t len;
 
         len = read(w->fd, buf, sizeof(buf));
@@ -396,12 +399,36 @@ static int read_events(Manager *m) {
                         schedule(m, NULL);
                 schedule(m, delegation);
         }
-        return len > 0;
+        return (int) len;
+}
+
+/*
+ * read_events() until none are pending: a read that left room for the
+ * largest event emptied the queue, so the read that would say EAGAIN is
+ * spared. Return: 0 or -errno.
+ */
+static int read_all_events(Manager *m) {
+        int r;
+
+        do
+                r = read_events(m);
+        while (r > EVENTS_BUF - (int) (sizeof(struct inotify_event) + NAME_MAX + 1));
+        return r < 0 ? r : 0;
 }
 
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         int r = read_events(userdata);
         return r < 0 ? log_warning_errno(r, "Failed to read inotify events: %m") : 0;
+}
+
+void watch_drain(Manager *m) {
+        int r;
+
+        if (m->watches.fd < 0)
+                return;
+        r = read_all_events(m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to read inotify events: %m");
 }
 
 int watch_catch_up(Manager *m) {
@@ -414,9 +441,7 @@ int watch_catch_up(Manager *m) {
                 (void) watch_sync(m);
         /* the events of an owner's mkdir are queued before mkdir(2) returns, so before its next call */
         for (unsigned round = 0; round < 4; round++) {
-                do
-                        r = read_events(m);
-                while (r > 0);
+                r = read_all_events(m);
                 if (r < 0 || !w->pending)
                         break;
                 (void) on_timer(w->timer, 0, m);

@@ -69,6 +69,13 @@ int watch_add(Manager *m, const char *path);
 /* Add and drop watches so that they are the delegations' cgroups in the model. Return: watches added. */
 int watch_sync(Manager *m);
 
+/*
+ * Read the pending events now, as the loop would (a burst's refresh stays on
+ * its timer). A sim's writes raise events of files in watched directories:
+ * read where they were made, they cost no loop iteration of their own.
+ */
+void watch_drain(Manager *m);
+
 /**
  * watch_catch_up() - what the watches saw, in the model now
  *

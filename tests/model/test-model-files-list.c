@@ -50,14 +50,29 @@ static char *modeled(const Hierarchy *h, const char *dir) {
         FILE *o = open_memstream(&out, &size);
 
         ck_assert_ptr_nonnull(o);
+        _cleanup_free_ const char **names = NULL;
+        size_t k = 0;
+
         ck_assert_int_eq(cgroup_list_files(h, c, &files), 0);
+        /* the borrowed names, the same list */
+        ck_assert_int_eq(cgroup_list_file_names(h, c, &names), 0);
+        for (; files[k]; k++)
+                ck_assert_str_eq(names[k], files[k]);
+        ck_assert_ptr_null(names[k]);
         for (char **f = files; *f; f++) {
                 /* backend-sim.c renders the modes the same way */
                 const char *mode = cgroup_file_writable(h, c, *f) ? "-rw-r--r--" : "-r--r--r--";
-                char *s = NULL;
-                if (cgroup_read(h, c, *f, &s) == -EINVAL)
+                char *s = NULL, *s2 = NULL;
+                bool writable;
+                int r = cgroup_read(h, c, *f, &s);
+                if (r == -EINVAL)
                         mode = "--w-------"; /* no read handler */
+                /* the sim's one-lookup form says the same */
+                ck_assert_int_eq(cgroup_read_file(h, c, *f, &writable, &s2), r);
+                ck_assert(writable == cgroup_file_writable(h, c, *f));
+                ck_assert(r < 0 || streq(s, s2));
                 free(s);
+                free(s2);
                 fprintf(o, "%s %s\n", mode, *f);
         }
         fclose(o);
@@ -107,11 +122,28 @@ START_TEST(test_lookup) {
 }
 END_TEST
 
+/* cftype_by_name(): every entry once, in name order */
+START_TEST(test_by_name) {
+        const CfType *const *v = cftype_by_name();
+        size_t n = 0, want = 0;
+
+        for (const CfType *t = cftype_table; t->name; t++)
+                want++;
+        for (; v[n]; n++) {
+                ck_assert(v[n] >= cftype_table && v[n] < cftype_table + want);
+                ck_assert(n == 0 || strcmp(v[n - 1]->name, v[n]->name) <= 0);
+                for (size_t k = 0; k < n; k++)
+                        ck_assert_ptr_ne(v[k], v[n]);
+        }
+        ck_assert_uint_eq(n, want);
+}
+END_TEST
+
 static Suite *files_list_suite(void) {
         Suite *s = suite_create("model-files-list");
 
         CHECK_TCASE(s, "capture", NULL, NULL, { test_files_list, 2 });
-        CHECK_TCASE(s, "lookup", NULL, NULL, { test_lookup, 1 });
+        CHECK_TCASE(s, "lookup", NULL, NULL, { test_lookup, 1 }, { test_by_name, 1 });
         return s;
 }
 

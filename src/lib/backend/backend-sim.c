@@ -77,7 +77,7 @@ static void sim_mark(Backend *b, const char *path, bool subtree) {
 }
 
 typedef struct RFile {
-        char *name;
+        const char *name;       /* cftype_table[]'s (cgroup_list_file_names()) */
         char *content;
         mode_t mode;
 } RFile;
@@ -95,7 +95,6 @@ typedef struct Render {
 
 static void rdir_done(RDir *d) {
         for (size_t j = 0; j < d->n; j++) {
-                free(d->files[j].name);
                 free(d->files[j].content);
         }
         free(d->files);
@@ -122,7 +121,7 @@ static const char *default_content(const char *name) {
 }
 
 static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
-        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ const char **names = NULL;
         RDir d = {};
         size_t n = 0;
         int r;
@@ -130,7 +129,7 @@ static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
         r = backend_cgroup_relpath(c, &d.path);
         if (r < 0)
                 return r;
-        r = cgroup_list_files(h, c, &names);
+        r = cgroup_list_file_names(h, c, &names);
         if (r < 0)
                 goto fail;
         while (names[n])
@@ -140,17 +139,16 @@ static int render_cgroup(const Hierarchy *h, const Cgroup *c, RDir *ret) {
                 r = -ENOMEM;
                 goto fail;
         }
+        for (size_t i = 0; i < n; i++)
+                d.files[i].name = names[i];
+        d.n = n;
         for (size_t i = 0; i < n; i++) {
                 RFile *f = &d.files[i];
-                mode_t mode = cgroup_file_writable(h, c, names[i]) ? 0644 : 0444;
+                bool writable;
+                mode_t mode;
 
-                f->name = strdup(names[i]);
-                d.n++;
-                if (!f->name) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = cgroup_read(h, c, f->name, &f->content);
+                r = cgroup_read_file(h, c, f->name, &writable, &f->content);
+                mode = writable ? 0644 : 0444;
                 if (r == -ENOSYS && cfvalue_known(f->name))
                         r = cgroup_value_read(h, c, f->name, &f->content);
                 if (r == -EINVAL)
@@ -940,7 +938,7 @@ static int sim_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *c
         int r;
 
         /* only root changes owners; an unprivileged sim says so rather than pretending */
-        if (geteuid() != 0)
+        if (!cgfs_running_as_root())
                 return -EPERM;
         r = hierarchy_lookup(b->model, path, &c);
         if (r < 0)

@@ -477,7 +477,7 @@ static int owner_change_check(Backend *b, const char *path, const char **ret_pat
         if (b->read_only)
                 return -EROFS;
         /* only root changes owners; an unprivileged sim says so rather than pretending */
-        if (b->type == BACKEND_SIM && geteuid() != 0)
+        if (b->type == BACKEND_SIM && !cgfs_running_as_root())
                 return -EPERM;
         return hierarchy_lookup(b->model, *ret_path, &c);
 }

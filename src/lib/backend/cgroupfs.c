@@ -847,15 +847,53 @@ bool cgfs_is_tmp_name(const char *name) {
  * taken by the directory's owner (a directory of that name, a FIFO), and the
  * replacement of a file must not depend on what the owner left.
  */
-static int open_tmp(int dfd, char name[static CGFS_TMP_NAME_MAX]) {
-        static uint64_t counter;
+static uint64_t rotl64(uint64_t x, int b) {
+        return (x << b) | (x >> (64 - b));
+}
 
+/* SipHash-2-4 of one 64-bit word: keyed, its outputs tell nothing of the next ones without the key */
+static uint64_t siphash24_u64(const uint64_t k[2], uint64_t m) {
+        uint64_t v0 = 0x736f6d6570736575ULL ^ k[0], v1 = 0x646f72616e646f6dULL ^ k[1];
+        uint64_t v2 = 0x6c7967656e657261ULL ^ k[0], v3 = 0x7465646279746573ULL ^ k[1];
+        const uint64_t last = (uint64_t) 8 << 56;       /* the length, 8 bytes, and no bytes left */
+
+#define SIPROUND do { \
+                v0 += v1; v1 = rotl64(v1, 13); v1 ^= v0; v0 = rotl64(v0, 32); \
+                v2 += v3; v3 = rotl64(v3, 16); v3 ^= v2; \
+                v0 += v3; v3 = rotl64(v3, 21); v3 ^= v0; \
+                v2 += v1; v1 = rotl64(v1, 17); v1 ^= v2; v2 = rotl64(v2, 32); \
+        } while (0)
+        v3 ^= m;
+        SIPROUND;
+        SIPROUND;
+        v0 ^= m;
+        v3 ^= last;
+        SIPROUND;
+        SIPROUND;
+        v0 ^= last;
+        v2 ^= 0xff;
+        for (int i = 0; i < 4; i++)
+                SIPROUND;
+#undef SIPROUND
+        return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static int open_tmp(int dfd, char name[static CGFS_TMP_NAME_MAX]) {
+        /* names from a counter under a random key: one getrandom(2) per process, not one per name */
+        static uint64_t counter, key[2];
+        static bool keyed;
+
+        if (!keyed)
+                keyed = getrandom(key, sizeof(key), GRND_NONBLOCK) == (ssize_t) sizeof(key);
         for (int i = 0; i < 64; i++) {
                 uint64_t x;
                 int fd;
 
-                if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != (ssize_t) sizeof(x))
-                        x = ((uint64_t) getpid() << 32) ^ (uint64_t) time(NULL) ^ (++counter * 0x9e3779b97f4a7c15u);
+                ++counter;
+                if (keyed)
+                        x = siphash24_u64(key, counter);
+                else if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != (ssize_t) sizeof(x))
+                        x = ((uint64_t) getpid() << 32) ^ (uint64_t) time(NULL) ^ (counter * 0x9e3779b97f4a7c15u);
                 (void) snprintf(name, CGFS_TMP_NAME_MAX, CGFS_TMP_PREFIX "%016" PRIx64, x);
                 fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
                 if (fd >= 0 || errno != EEXIST)
@@ -872,7 +910,7 @@ static int open_dir_of(int root_fd, const char *path, const char *file, int *ret
 }
 
 /* who we are does not change while we run; a rewrite of every file would ask each time */
-static bool running_as_root(void) {
+bool cgfs_running_as_root(void) {
         static int root = -1;
 
         if (root < 0)
@@ -917,7 +955,7 @@ int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const
         if (replace) {
                 /* only a regular file of one link has an owner worth keeping: a hard link renamed
                  * over a cgroup's file would hand over the owner of a file from elsewhere */
-                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir->st_dev && running_as_root())
+                if (S_ISREG(old.st_mode) && old.st_nlink == 1 && old.st_dev == st_dir->st_dev && cgfs_running_as_root())
                         chown_to_old = old.st_uid != 0 || old.st_gid != getegid();
                 fd = open_tmp(dfd, tmp);
                 if (fd < 0)

@@ -173,5 +173,8 @@ int cgfs_unlink_at(int dfd, const char *file);
 #define CGFS_TMP_NAME_MAX (sizeof(CGFS_TMP_PREFIX) + 16)
 bool cgfs_is_tmp_name(const char *name);
 
+/* geteuid() == 0, asked once: who the process is does not change while it runs */
+bool cgfs_running_as_root(void);
+
 /* For tests: resolve with per-component O_NOFOLLOW walks instead of openat2(2). */
 void cgfs_set_openat2_disabled(bool b);

@@ -138,7 +138,12 @@ const CfType cftype_table[] = {
 
 static uint16_t slots[LOOKUP_SLOTS];    /* table index + 1; 0: empty */
 static uint16_t same_next[LOOKUP_SLOTS]; /* table index + 1 of the next entry of the same name; 0: none */
+static const CfType *by_name[LOOKUP_SLOTS / 2 + 1]; /* the entries sorted by name, NULL-terminated */
 static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
+
+static int cftype_name_cmp(const void *a, const void *b) {
+        return strcmp((*(const CfType *const *) a)->name, (*(const CfType *const *) b)->name);
+}
 
 static size_t name_hash(const char *name) {
         uint32_t x = 2166136261u;
@@ -168,6 +173,9 @@ static void lookup_init(void) {
                         k = same_next[k] - 1;
                 same_next[k] = (uint16_t) (i + 1);
         }
+        for (size_t i = 0; i < n; i++)
+                by_name[i] = &cftype_table[i];
+        qsort(by_name, n, sizeof(by_name[0]), cftype_name_cmp);
 }
 
 const CfType *cftype_lookup(const char *name) {
@@ -181,4 +189,9 @@ const CfType *cftype_lookup(const char *name) {
 const CfType *cftype_lookup_next(const CfType *t) {
         uint16_t k = same_next[t - cftype_table];
         return k ? &cftype_table[k - 1] : NULL;
+}
+
+const CfType *const *cftype_by_name(void) {
+        (void) pthread_once(&lookup_once, lookup_init);
+        return by_name;
 }

@@ -72,26 +72,25 @@ bool cgroup_has_file(const Hierarchy *h, const Cgroup *c, const char *file) {
         return file_find(h, c, file);
 }
 
-bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file) {
-        const CfType *t = file_find(h, c, file);
-
+static bool found_writable(const Hierarchy *h, const CfType *t) {
         if (!t)
                 return false;
         /* patch 004 gives cgroup.controllers a write handler */
-        if (streq(file, "cgroup.controllers"))
+        if (streq(t->name, "cgroup.controllers"))
                 return h->rules == RULES_BYPASS;
         return t->flags & CFT_WRITABLE;
 }
 
-static int strcmp_ptr(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
+bool cgroup_file_writable(const Hierarchy *h, const Cgroup *c, const char *file) {
+        return found_writable(h, file_find(h, c, file));
 }
 
-int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
+int cgroup_list_file_names(const Hierarchy *h, const Cgroup *c, const char ***ret) {
         size_t n = 0, cap = 0;
-        _cleanup_strv_free_ char **l = NULL;
+        _cleanup_free_ const char **l = NULL;
 
-        for (const CfType *t = cftype_table; t->name; t++) {
+        /* in name order already: two renders of the cgroup's directory per sim write list it */
+        for (const CfType *const *tp = cftype_by_name(), *t; (t = *tp); tp++) {
                 if (!cftype_applies(h, t, c))
                         continue;
                 if (t->controller >= 0 &&
@@ -99,14 +98,12 @@ int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
                         continue;
                 if (n + 2 > cap) {
                         cap = cap ? cap * 2 : 32;
-                        char **nl = realloc(l, cap * sizeof(char *));
+                        const char **nl = realloc(l, cap * sizeof(char *));
                         if (!nl)
                                 return -ENOMEM;
                         l = nl;
                 }
-                l[n] = strdup(t->name);
-                if (!l[n])
-                        return -ENOMEM;
+                l[n] = t->name;
                 l[++n] = NULL;
         }
         if (!l) {
@@ -114,8 +111,27 @@ int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
                 if (!l)
                         return -ENOMEM;
         }
-        if (n > 1)
-                qsort(l, n, sizeof(char *), strcmp_ptr);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int cgroup_list_files(const Hierarchy *h, const Cgroup *c, char ***ret) {
+        _cleanup_free_ const char **names = NULL;
+        _cleanup_strv_free_ char **l = NULL;
+        size_t n = 0;
+        int r;
+
+        r = cgroup_list_file_names(h, c, &names);
+        if (r < 0)
+                return r;
+        while (names[n])
+                n++;
+        l = calloc(n + 1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (!(l[i] = strdup(names[i])))
+                        return -ENOMEM;
         *ret = TAKE_PTR(l);
         return 0;
 }
@@ -140,7 +156,13 @@ static void print_ss_mask(StrBuf *b, CgMask ss_mask, CgMask bypass_mask) {
 static void print_debug_mask(StrBuf *b, const char *name, CgMask mask) {
         bool first = true;
 
-        strbuf_printf(b, "%-17s: ", name);
+        size_t n = strlen(name);
+
+        /* "%-17s: " without printf: a sim renders this file twice per write */
+        strbuf_append_n(b, name, n);
+        if (n < 17)
+                strbuf_fill(b, ' ', 17 - n);
+        strbuf_append_n(b, ": ", 2);
         FOREACH_CONTROLLER_IN(c, mask) {
                 if (!first)
                         strbuf_append(b, ", ");
@@ -157,15 +179,19 @@ static void print_limit(StrBuf *b, int v) {
                 strbuf_printf(b, "%d\n", v);
 }
 
-int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **ret) {
+/* cgroup_read() of the file @t that file_find() found (NULL: none) */
+static int read_found(const Hierarchy *h, const Cgroup *c, const CfType *t, char **ret) {
         StrBuf b = STRBUF_INIT;
 
-        const CfType *t = file_find(h, c, file);
         if (!t)
                 return -ENOENT;
+        const char *file = t->name;
         /* kernel: cgroup_seqfile_show() without a show handler */
         if (t->flags & CFT_NO_READ)
                 return -EINVAL;
+        /* the controllers' files (all but debug.masks) have no show handler here: no chain of names for them */
+        if (!startswith(file, "cgroup.") && !streq(file, "debug.masks"))
+                return -ENOSYS;
 
         if (streq(file, "cgroup.controllers"))
                 print_ss_mask(&b, cg_control(h, c, false), cg_bypass_mask(h, c));
@@ -199,6 +225,17 @@ int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **re
                 return -ENOSYS;
 
         return strbuf_steal(&b, ret);
+}
+
+int cgroup_read(const Hierarchy *h, const Cgroup *c, const char *file, char **ret) {
+        return read_found(h, c, file_find(h, c, file), ret);
+}
+
+int cgroup_read_file(const Hierarchy *h, const Cgroup *c, const char *file, bool *ret_writable, char **ret) {
+        const CfType *t = file_find(h, c, file);
+
+        *ret_writable = found_writable(h, t);
+        return read_found(h, c, t, ret);
 }
 
 static int write_file(Hierarchy *h, Cgroup *c, const CfType *t, const char *buf, Reason *reterr_reason) {

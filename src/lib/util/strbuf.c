@@ -38,6 +38,14 @@ void strbuf_putc(StrBuf *b, char c) {
         strbuf_append_n(b, &c, 1);
 }
 
+void strbuf_fill(StrBuf *b, char c, size_t n) {
+        if (!strbuf_reserve(b, n))
+                return;
+        memset(b->s + b->len, c, n);
+        b->len += n;
+        b->s[b->len] = '\0';
+}
+
 void strbuf_printf(StrBuf *b, const char *fmt, ...) {
         va_list ap;
 

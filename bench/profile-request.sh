@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck disable=SC2154 # alice comes from bus_env_add_user
+#
+# Instructions and system calls of cgbypassd per request: the setup of
+# bench-bus.sh's part 1 (private bus, the real polkitd, sim on a tmpfs, state
+# on disk, one owner with 32 cgroups), then one client's EnableController /
+# BypassController loop on /srv/alice/c0, with the daemon either under
+# callgrind (counters zeroed before the loop, dumped after it) or with
+# strace -f -c attached for the loop only. Counts, not time: it may run
+# while timing benchmarks run elsewhere.
+#
+# It runs in a mount namespace of its own, with an empty directory over
+# /etc/polkit-1/rules.d: the rule that lets the owner in is never seen by
+# another polkitd on the machine (which would reload its rules).
+#
+# usage: profile-request.sh SRCDIR CGBYPASSD BENCH-BUS-CLIENT callgrind|strace OUTDIR [CALLS]
+#   callgrind: OUTDIR/callgrind.out.loop (callgrind_annotate it), Ir/call printed
+#   strace:    OUTDIR/strace-c.txt, syscalls/call printed
+#   trace:     OUTDIR/strace.txt, every system call of the loop
+set -uo pipefail
+
+src=$(realpath "${1:?source dir}")
+daemon=$(realpath "${2:?cgbypassd}")
+client=$(realpath "${3:?bench-bus-client}")
+mode=${4:?callgrind or strace}
+out=${5:?output directory}
+CALLS=${6:-400}
+
+if [ -z "${CGB_PROFILE_NS:-}" ]; then
+	exec env CGB_PROFILE_NS=1 unshare -m --propagation private "$(realpath "$0")" "$src" "$daemon" "$client" "$mode" "$out" "$CALLS"
+fi
+say() { printf '%s\n' "$*"; }
+die() { say "profile-request: $*" >&2; exit 1; }
+mkdir -p "$out"
+out=$(realpath "$out")
+
+# shellcheck source=tests/bus/bus-env.sh
+. "$src/tests/bus/bus-env.sh"
+# shellcheck source=tests/tap.sh
+. "$src/tests/tap.sh"
+bus_env_init "$src" "$daemon"
+D=$BUS_ENV_DIR
+mkdir -p "$D/rules" "$D/fs" /etc/polkit-1/rules.d
+mount --bind "$D/rules" /etc/polkit-1/rules.d || die "cannot hide /etc/polkit-1/rules.d"
+mount -t tmpfs -o size=256m,mode=0755 cgb-profile "$D/fs" || die "cannot mount a tmpfs"
+trap 'bus_env_cleanup_all' EXIT
+bus_env_cleanup_all() { bus_env_stop_daemon; umount -l "$D/fs"; bus_env_cleanup; }
+
+bus_env_start_bus || die "the private bus did not start"
+bus_env_install_policy || die "cannot install the polkit actions"
+bus_env_add_user alice || die "useradd failed"
+bus_env_add_rules profile "polkit.addRule(function(action, subject) {
+	if (action.id == 'org.cgbypass1.manage-delegated' && subject.user == '$alice')
+		return polkit.Result.YES;
+	return polkit.Result.NOT_HANDLED;
+});" || die "cannot add the polkit rule"
+bus_env_start_polkit || die "polkitd did not start"
+
+cat >"$D/c1.conf" <<-CONF
+[daemon]
+backend = sim
+
+[cgroup]
+path = /
+subtree-control = +cpu +io +memory
+
+[cgroup]
+path = /srv
+subtree-control = +cpu +memory
+
+[delegate]
+path = /srv/alice
+user = $alice
+controllers = cpu
+CONF
+sim=$D/fs/sim1
+mkdir -p "$D/none"
+case $mode in
+callgrind)
+	cat >"$D/daemon" <<-SH
+	#!/bin/sh
+	exec valgrind --tool=callgrind --callgrind-out-file=$out/callgrind.out.%p --vgdb=yes $daemon "\$@"
+	SH
+	;;
+strace | trace) printf '#!/bin/sh\nexec %s "$@"\n' "$daemon" >"$D/daemon" ;;
+*) die "mode: callgrind, strace or trace" ;;
+esac
+chmod +x "$D/daemon"
+BUS_ENV_CGBYPASSD=$D/daemon
+bus_env_start_daemon --config "$D/c1.conf" --config-dir "$D/none" --cgroup-root "$sim" \
+	--state-directory "$D/state" || die "cgbypassd did not start"
+call() {
+	bus_env_as "$alice" busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager "$@" >/dev/null
+}
+call SetSubtreeControl ss /srv/alice "#cpu" || die "SetSubtreeControl failed"
+for i in $(seq 0 31); do bus_env_as "$alice" mkdir "$sim/srv/alice/c$i" || die "mkdir"; done
+busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager GetEffectiveTree s cpu >/dev/null ||
+	die "GetEffectiveTree failed"
+run() {
+	bus_env_as "$alice" "$client" run --dest org.cgbypass1 --method change --arg cpu --cgroup-fmt '/srv/alice/c%u' \
+		--warmup 0 --iterations "$1"
+}
+run 50 >/dev/null || die "warm-up failed"
+case $mode in
+callgrind)
+	callgrind_control -z "$BUS_ENV_DAEMON_PID" >/dev/null || die "callgrind_control -z failed"
+	res=$(run "$CALLS") || die "the loop failed"
+	callgrind_control -d loop "$BUS_ENV_DAEMON_PID" >/dev/null || die "callgrind_control -d failed"
+	sleep 1
+	f=$(ls -t "$out"/callgrind.out.*.loop* 2>/dev/null | head -1)
+	[ -n "$f" ] || f=$(ls -t "$out"/callgrind.out.* | head -1)
+	mv "$f" "$out/callgrind.out.loop"
+	ir=$(callgrind_annotate "$out/callgrind.out.loop" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+	say "$res"
+	say "calls=$CALLS Ir=$ir Ir_per_call=$((ir / CALLS))"
+	;;
+strace)
+	strace -f -c -o "$out/strace-c.txt" -p "$BUS_ENV_DAEMON_PID" &
+	spid=$!
+	sleep 1
+	res=$(run "$CALLS") || die "the loop failed"
+	kill -INT "$spid"
+	wait "$spid"
+	n=$(awk '$NF == "total" { print $4 }' "$out/strace-c.txt")
+	say "$res"
+	say "calls=$CALLS syscalls=$n per_call=$(awk -v n="$n" -v c="$CALLS" 'BEGIN { printf "%.1f", n / c }')"
+	;;
+trace)
+	strace -f -s 80 -o "$out/strace.txt" -p "$BUS_ENV_DAEMON_PID" &
+	spid=$!
+	sleep 1
+	res=$(run "$CALLS") || die "the loop failed"
+	kill -INT "$spid"
+	wait "$spid"
+	say "$res"
+	;;
+esac
+bus_env_stop_daemon
+rm -f "$out"/callgrind.out.[0-9]*
