@@ -19,6 +19,15 @@ START_TEST(test_fnv1a) {
 END_TEST
 
 /* 10,000 names, all new; then each again is a twin, and so is an equal string at another address */
+/* SipHash-2-4's published vector for 8 bytes (key 00..0f, message 00..07) */
+START_TEST(test_siphash) {
+        const uint64_t key[2] = { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL };
+
+        ck_assert_uint_eq(siphash24_u64(key, 0x0706050403020100ULL), 0x93f5f5799a932462ULL);
+        ck_assert_uint_ne(siphash24_u64(key, 1), siphash24_u64(key, 2));
+}
+END_TEST
+
 START_TEST(test_twins) {
         enum { N = 10000 };
         char (*names)[16] = calloc(N, sizeof(*names));
@@ -43,5 +52,5 @@ START_TEST(test_twins) {
 END_TEST
 
 int main(void) {
-        return check_run(CHECK_SUITE("strset", "strset", NULL, NULL, test_fnv1a, test_twins));
+        return check_run(CHECK_SUITE("strset", "strset", NULL, NULL, test_fnv1a, test_siphash, test_twins));
 }

@@ -847,37 +847,6 @@ bool cgfs_is_tmp_name(const char *name) {
  * taken by the directory's owner (a directory of that name, a FIFO), and the
  * replacement of a file must not depend on what the owner left.
  */
-static uint64_t rotl64(uint64_t x, int b) {
-        return (x << b) | (x >> (64 - b));
-}
-
-/* SipHash-2-4 of one 64-bit word: keyed, its outputs tell nothing of the next ones without the key */
-static uint64_t siphash24_u64(const uint64_t k[2], uint64_t m) {
-        uint64_t v0 = 0x736f6d6570736575ULL ^ k[0], v1 = 0x646f72616e646f6dULL ^ k[1];
-        uint64_t v2 = 0x6c7967656e657261ULL ^ k[0], v3 = 0x7465646279746573ULL ^ k[1];
-        const uint64_t last = (uint64_t) 8 << 56;       /* the length, 8 bytes, and no bytes left */
-
-#define SIPROUND do { \
-                v0 += v1; v1 = rotl64(v1, 13); v1 ^= v0; v0 = rotl64(v0, 32); \
-                v2 += v3; v3 = rotl64(v3, 16); v3 ^= v2; \
-                v0 += v3; v3 = rotl64(v3, 21); v3 ^= v0; \
-                v2 += v1; v1 = rotl64(v1, 17); v1 ^= v2; v2 = rotl64(v2, 32); \
-        } while (0)
-        v3 ^= m;
-        SIPROUND;
-        SIPROUND;
-        v0 ^= m;
-        v3 ^= last;
-        SIPROUND;
-        SIPROUND;
-        v0 ^= last;
-        v2 ^= 0xff;
-        for (int i = 0; i < 4; i++)
-                SIPROUND;
-#undef SIPROUND
-        return v0 ^ v1 ^ v2 ^ v3;
-}
-
 static int open_tmp(int dfd, char name[static CGFS_TMP_NAME_MAX]) {
         /* names from a counter under a random key: one getrandom(2) per process, not one per name */
         static uint64_t counter, key[2];
