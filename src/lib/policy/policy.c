@@ -60,6 +60,7 @@ typedef struct Planner {
         size_t n_items;
         Item **by_cgroup;        /* items sorted by Cgroup pointer, for lookups */
         Plan *plan;
+        size_t n_ops_alloc;      /* plan->ops grows by doubling: a realloc() per operation cost ~350 Ir */
         PolicyErrors *errors;
         bool oom;
 } Planner;
@@ -175,11 +176,15 @@ static Item *item_of(const Planner *p, const Cgroup *c) {
 
 static int emit(Planner *p, PlanOpType type, const char *path, const char *file, const char *value,
                 const char *undo, size_t desired) {
-        PlanOp *ops = realloc(p->plan->ops, (p->plan->n_ops + 1) * sizeof(PlanOp));
-        if (!ops)
-                return -ENOMEM;
-        p->plan->ops = ops;
-        PlanOp *op = &ops[p->plan->n_ops];
+        if (p->plan->n_ops == p->n_ops_alloc) {
+                size_t n = p->n_ops_alloc ? p->n_ops_alloc * 2 : 16;
+                PlanOp *ops = realloc(p->plan->ops, n * sizeof(PlanOp));
+                if (!ops)
+                        return -ENOMEM;
+                p->plan->ops = ops;
+                p->n_ops_alloc = n;
+        }
+        PlanOp *op = &p->plan->ops[p->plan->n_ops];
         *op = (PlanOp) { .type = type, .desired = desired };
         op->path = strdup(path);
         op->file = file ? strdup(file) : NULL;
@@ -203,6 +208,15 @@ static int cmp_items_preorder(const void *a, const void *b) {
         if (x->depth != y->depth)
                 return x->depth < y->depth ? -1 : 1;
         return strcmp(x->path, y->path);
+}
+
+/* Whether @n elements of @size at @base are in @cmp's order already: a configuration usually lists its
+ * cgroups parents first, level by level, and the cgroups a plan makes are allocated in that order. */
+static bool sorted_already(const void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+        for (size_t i = 1; i < n; i++)
+                if (cmp((const char *) base + (i - 1) * size, (const char *) base + i * size) > 0)
+                        return false;
+        return true;
 }
 
 static int make_cgroups(Planner *p) {
@@ -742,14 +756,16 @@ static int plan_in(const Hierarchy *current, const char *scope, const DesiredCgr
                 p.items[i].depth = cgpath_depth(p.items[i].path);
         }
         /* pre-order by depth then path; plan_clearing() walks it backwards */
-        qsort(p.items, p.n_items, sizeof(Item), cmp_items_preorder);
+        if (!sorted_already(p.items, p.n_items, sizeof(Item), cmp_items_preorder))
+                qsort(p.items, p.n_items, sizeof(Item), cmp_items_preorder);
 
         r = make_cgroups(&p);
         if (r < 0)
                 goto finish;
         for (size_t i = 0; i < p.n_items; i++)
                 p.by_cgroup[i] = &p.items[i];
-        qsort(p.by_cgroup, p.n_items, sizeof(Item *), cmp_by_cgroup);
+        if (!sorted_already(p.by_cgroup, p.n_items, sizeof(Item *), cmp_by_cgroup))
+                qsort(p.by_cgroup, p.n_items, sizeof(Item *), cmp_by_cgroup);
 
         set_targets(&p);
         r = resolve_clearing(&p);
