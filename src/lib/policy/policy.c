@@ -445,8 +445,11 @@ static int write_tokens(Planner *p, Item *it, const char *file, const StateArray
                         strbuf_putc(&value, ' ');
                         strbuf_putc(&undo, ' ');
                 }
-                strbuf_printf(&value, "%c%s", token(to[x]), controller_to_string(x));
-                strbuf_printf(&undo, "%c%s", token(now(it->cgroup, x)), controller_to_string(x));
+                /* not strbuf_printf(): a vsnprintf() per token cost more than the rest of the write */
+                strbuf_putc(&value, token(to[x]));
+                strbuf_append(&value, controller_to_string(x));
+                strbuf_putc(&undo, token(now(it->cgroup, x)));
+                strbuf_append(&undo, controller_to_string(x));
         }
         if (strbuf_steal(&value, &v) < 0 || strbuf_steal(&undo, &u) < 0) {
                 strbuf_done(&undo);
