@@ -73,11 +73,12 @@ static bool in_chars(const char *chars, char c) {
  * inline comment (';' after whitespace), or the end of the string.
  */
 char *find_chars_or_comment(char *s, const char *chars) {
-        bool was_space = false;
-
-        while (*s && (!chars || !in_chars(chars, *s)) && !(was_space && *s == ';')) {
-                was_space = isspace((unsigned char) *s);
-                s++;
+        /* whether the byte before is a space matters only at a ';': isspace() there, not at every byte */
+        for (const char *start = s; *s; s++) {
+                if (chars && in_chars(chars, *s))
+                        break;
+                if (*s == ';' && s > start && isspace((unsigned char) s[-1]))
+                        break;
         }
         return s;
 }
