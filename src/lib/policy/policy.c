@@ -75,7 +75,13 @@ typedef struct Planner {
         size_t n_want;
         Item *items;
         size_t n_items;
-        Item **by_cgroup;        /* items sorted by Cgroup pointer, for lookups */
+        /*
+         * Items by Cgroup pointer, open addressing (a power of two, at least twice the items): the
+         * sorted array it replaces cost a qsort() per plan, since the cgroups made in pre-order are
+         * not allocated at rising addresses once malloc() reuses chunks.
+         */
+        Item **by_cgroup;
+        size_t n_slots;
         Plan *plan;
         size_t n_ops_alloc;      /* plan->ops grows by doubling: a realloc() per operation cost ~350 Ir */
         PolicyErrors *errors;
@@ -162,24 +168,24 @@ static char token(ControllerState s) {
         return s == STATE_ENABLED || s == STATE_REENABLED ? '+' : s == STATE_BYPASSED ? '#' : '-';
 }
 
-static int cmp_by_cgroup(const void *a, const void *b) {
-        const Item *x = *(Item *const *) a, *y = *(Item *const *) b;
-        return x->cgroup < y->cgroup ? -1 : x->cgroup > y->cgroup;
+static size_t slot_of(const Planner *p, const Cgroup *c) {
+        uint64_t x = (uint64_t) (uintptr_t) c * 0x9e3779b97f4a7c15ULL;
+        return (size_t) (x >> 32) & (p->n_slots - 1);
+}
+
+/* distinct paths are distinct cgroups (twins were refused), so each cgroup is in one item at most */
+static void index_item(Planner *p, Item *it) {
+        size_t i = slot_of(p, it->cgroup);
+
+        while (p->by_cgroup[i])
+                i = (i + 1) & (p->n_slots - 1);
+        p->by_cgroup[i] = it;
 }
 
 static Item *item_of(const Planner *p, const Cgroup *c) {
-        size_t lo = 0, hi = p->n_items;
-
-        while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                const Cgroup *m = p->by_cgroup[mid]->cgroup;
-                if (m == c)
-                        return p->by_cgroup[mid];
-                if (m < c)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
+        for (size_t i = slot_of(p, c); p->by_cgroup[i]; i = (i + 1) & (p->n_slots - 1))
+                if (p->by_cgroup[i]->cgroup == c)
+                        return p->by_cgroup[i];
         return NULL;
 }
 
@@ -788,7 +794,9 @@ static int plan_in(const Hierarchy *current, const char *scope, const DesiredCgr
                 return r;
         plan = calloc(1, sizeof(Plan));
         p.items = calloc(n_want ? n_want : 1, sizeof(Item));
-        p.by_cgroup = calloc(n_want ? n_want : 1, sizeof(Item *));
+        for (p.n_slots = 4; p.n_slots < 2 * n_want; p.n_slots *= 2)
+                ;
+        p.by_cgroup = calloc(p.n_slots, sizeof(Item *));
         if (!plan || !p.items || !p.by_cgroup) {
                 r = -ENOMEM;
                 goto finish;
@@ -813,9 +821,8 @@ static int plan_in(const Hierarchy *current, const char *scope, const DesiredCgr
         if (r < 0)
                 goto finish;
         for (size_t i = 0; i < p.n_items; i++)
-                p.by_cgroup[i] = &p.items[i];
-        if (!sorted_already(p.by_cgroup, p.n_items, sizeof(Item *), cmp_by_cgroup))
-                qsort(p.by_cgroup, p.n_items, sizeof(Item *), cmp_by_cgroup);
+                if (p.items[i].cgroup)
+                        index_item(&p, &p.items[i]);
 
         set_targets(&p);
         r = resolve_clearing(&p);
