@@ -365,14 +365,26 @@ int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mod
         const char *name;
         int r;
 
-        r = parent_path(path, &dir, &name);
-        if (r < 0)
-                return r;
+        if (!cgfs_path_is_valid(path) || streq(path, "."))
+                return -EINVAL;
+        /*
+         * parent_path()'s answer as a prefix of @path (relative: "a" has ".", "a/b" has "a"), compared
+         * with the cache's before any copy: siblings made in a row need no allocation.
+         */
+        const char *slash = strrchr(path, '/'), *dir_s = slash ? path : ".";
+        size_t dir_len = slash ? (size_t) (slash - path) : 1;
+        name = slash ? slash + 1 : path;
+
         for (int attempt = 0; attempt < 2; attempt++) {
-                bool cached = c->fd >= 0 && streq_ptr(c->path, dir);
+                bool cached = c->fd >= 0 && c->path && strlen(c->path) == dir_len && memcmp(c->path, dir_s, dir_len) == 0;
 
                 if (!cached) {
                         cgfs_dir_cache_done(c);
+                        if (!dir) {
+                                dir = strndup(dir_s, dir_len);
+                                if (!dir)
+                                        return -ENOMEM;
+                        }
                         r = open_beneath(root_fd, dir, O_PATH | O_DIRECTORY, 0);
                         if (r < 0)
                                 return r;
