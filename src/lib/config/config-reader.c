@@ -49,6 +49,7 @@
  * a configuration of 10,000 cgroups. inih's return value (the first bad
  * line only) is a fallback that the reader leaves nothing for.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
@@ -63,27 +64,27 @@ char *skip_space(char *s) {
         return s;
 }
 
-/* strchr(@chars, @c) for a byte that is not NUL, without the call: this runs for every byte of a line */
-static bool in_chars(const char *chars, char c) {
-        for (; *chars; chars++)
-                if (*chars == c)
-                        return true;
-        return false;
-}
-
 /*
  * inih's find_chars_or_comment(): the first of @chars, or the start of an
- * inline comment (';' after whitespace), or the end of the string.
+ * inline comment (';' after whitespace), or the end of the string. strcspn()
+ * jumps to the next candidate (vectorized; a loop over the bytes cost ~30
+ * instructions each); whether the byte before a ';' is a space is asked only
+ * there.
  */
 char *find_chars_or_comment(char *s, const char *chars) {
-        /* whether the byte before is a space matters only at a ';': isspace() there, not at every byte */
-        for (const char *start = s; *s; s++) {
-                if (chars && in_chars(chars, *s))
-                        break;
-                if (*s == ';' && s > start && isspace((unsigned char) s[-1]))
-                        break;
+        char set[8];
+        size_t n = chars ? strlen(chars) : 0;
+
+        assert(n + 2 <= sizeof(set));
+        memcpy(set, chars ? chars : "", n);
+        set[n] = ';';
+        set[n + 1] = '\0';
+        for (char *p = s;; p++) {
+                p += strcspn(p, set);
+                /* a ';' that is also one of @chars ends the search like any of them */
+                if (*p != ';' || (chars && strchr(chars, ';')) || (p > s && isspace((unsigned char) p[-1])))
+                        return p;
         }
-        return s;
 }
 
 /* Bytes in p->in: 1; 0 at the end of the file; -errno for a read error. */
