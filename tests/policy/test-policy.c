@@ -493,6 +493,35 @@ static int load_text(const char *text, size_t len, DesiredSet *ret) {
 #define HEADER "# cgbypassd applied state v1; written by cgbypassd, do not edit\n"
 #define LOAD(literal, ret) load_text(literal, sizeof(literal) - 1, ret)
 
+/* the applied state's text, byte for byte: controllers in ssid order, ',' between, one line a cgroup */
+START_TEST(test_state_file_save_text) {
+        char dir[] = "/tmp/cgb-state-XXXXXX";
+        _cleanup_free_ char *path = NULL;
+        DesiredCgroup items[] = {
+                { .path = (char *) "/", .sc_enable = CPU | MEM, .sc_bypass = IO, .sc_disable = PIDS },
+                { .path = (char *) "/a/b", .create = true, .ctl_enable = CPU, .ctl_bypass = IO | PIDS },
+                { .path = (char *) "/c", .create = true, .sc_enable = CGMASK_ALL & ~controller_inhibit_mask(CGMASK_ALL) },
+        };
+        DesiredSet set = { .items = items, .n = ELEMENTSOF(items) };
+        char text[1024] = "";
+
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        ck_assert_int_eq(state_file_save(dir, &set), 0);
+        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, STATE_FILE_NAME), 0);
+        FILE *f = fopen(path, "re");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_gt(fread(text, 1, sizeof(text) - 1, f), 0);
+        fclose(f);
+        ck_assert_str_eq(text, HEADER
+                         "cgroup / create=no sc=+cpu,#io,+memory,-pids ctl=\n"
+                         "cgroup /a/b create=yes sc= ctl=+cpu,#io,#pids\n"
+                         "cgroup /c create=yes sc=+cpuset,+cpu,+io,+memory,+perf_event,+hugetlb,+pids,+rdma,+misc,+debug "
+                         "ctl=\n");
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_state_file_load) {
         DesiredSet s = {};
 
@@ -538,7 +567,7 @@ static Suite *policy_suite(void) {
         return CHECK_SUITE("policy", "plan", setup, teardown, test_doc_example_from_scratch,
                            test_in_sync_plan_is_empty, test_switch_bypass_to_enable_rebuilds_below,
                            test_unmanaged_user_blocks_change, test_refusals_name_reason_and_line,
-                           test_bad_descriptions, test_described_twice_among_many, test_undo_restores_each_step, test_drift, test_random_plans,
+                           test_bad_descriptions, test_described_twice_among_many, test_undo_restores_each_step, test_drift, test_random_plans, test_state_file_save_text,
                            test_plan_may_add_files, test_tokens_parse, test_state_file_load);
 }
 

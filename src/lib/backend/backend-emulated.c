@@ -53,7 +53,8 @@ typedef enum KOpType {
 
 typedef struct KOp {
         KOpType type;
-        char *path;
+        const char *path;
+        char *owned;            /* @path when the list owns it (kops_add()) */
         CgMask mask;
         const char *file;
         const char *value;
@@ -66,7 +67,7 @@ typedef struct KOps {
 
 static void kops_done(KOps *l) {
         for (size_t i = 0; i < l->n; i++)
-                free(l->v[i].path);
+                free(l->v[i].owned);
         free(l->v);
         *l = (KOps) {};
 }
@@ -76,9 +77,10 @@ static int kops_add(KOps *l, KOpType type, const char *path, CgMask mask, const 
         if (!v)
                 return -ENOMEM;
         l->v = v;
-        v[l->n] = (KOp) { .type = type, .path = strdup(path), .mask = mask, .file = file, .value = value };
-        if (!v[l->n].path)
+        char *copy = strdup(path);
+        if (!copy)
                 return -ENOMEM;
+        v[l->n] = (KOp) { .type = type, .path = copy, .owned = copy, .mask = mask, .file = file, .value = value };
         l->n++;
         return 0;
 }
@@ -87,8 +89,13 @@ static char *mask_tokens(char prefix, CgMask mask) {
         StrBuf b = STRBUF_INIT;
         char *s;
 
-        FOREACH_CONTROLLER_IN(c, mask)
-                strbuf_printf(&b, "%s%c%s", b.len ? " " : "", prefix, controller_to_string(c));
+        /* not strbuf_printf(): its vsnprintf() per token cost more than the rest of a write's tokens */
+        FOREACH_CONTROLLER_IN(c, mask) {
+                if (b.len)
+                        strbuf_putc(&b, ' ');
+                strbuf_putc(&b, prefix);
+                strbuf_append(&b, controller_to_string(c));
+        }
         return strbuf_steal(&b, &s) < 0 ? NULL : s;
 }
 
@@ -543,7 +550,8 @@ static void emu_done(Backend *b) {
 }
 
 static int emu_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
-        KOps ops = {};
+        /* one operation on @path, which outlives it: no list to allocate, no copy (a cold apply makes thousands) */
+        KOp op = { .type = KOP_MKDIR, .path = path };
         ModelTxn txn;
         int r;
 
@@ -556,11 +564,8 @@ static int emu_mkdir(Backend *b, const char *path, Reason *reterr_reason) {
         if (r < 0)
                 return r;
         /* a new cgroup enables nothing: its parent's projection stays */
-        r = kops_add(&ops, KOP_MKDIR, path, 0, NULL, NULL);
-        if (r >= 0)
-                r = kops_run(b, &ops);
+        r = kops_run(b, &(KOps) { .v = &op, .n = 1 });
         (void) model_txn_finish(&txn, &b->model, r);
-        kops_done(&ops);
         return r;
 }
 

@@ -103,19 +103,25 @@ int model_txn_rmdir(Hierarchy *h, const char *path, ModelTxn *txn, Reason *reter
 static int inverse_subtree_control(CgMask sc0, CgMask sb0, CgMask sc1, CgMask sb1, char **ret) {
         StrBuf b = STRBUF_INIT;
 
-        FOREACH_CONTROLLER_IN(x, (sc0 ^ sc1) | (sb0 ^ sb1))
-                strbuf_printf(&b, "%s%c%s", b.len ? " " : "",
-                              (sc0 & CGMASK(x)) ? '+' : (sb0 & CGMASK(x)) ? '#' : '-',
-                              controller_to_string(x));
+        /* not strbuf_printf(): a vsnprintf() per token, for every control write of an apply */
+        FOREACH_CONTROLLER_IN(x, (sc0 ^ sc1) | (sb0 ^ sb1)) {
+                if (b.len)
+                        strbuf_putc(&b, ' ');
+                strbuf_putc(&b, (sc0 & CGMASK(x)) ? '+' : (sb0 & CGMASK(x)) ? '#' : '-');
+                strbuf_append(&b, controller_to_string(x));
+        }
         return strbuf_steal(&b, ret);
 }
 
 static int inverse_controllers(CgMask en0, CgMask en1, char **ret) {
         StrBuf b = STRBUF_INIT;
 
-        FOREACH_CONTROLLER_IN(x, en0 ^ en1)
-                strbuf_printf(&b, "%s%c%s", b.len ? " " : "", (en0 & CGMASK(x)) ? '+' : '#',
-                              controller_to_string(x));
+        FOREACH_CONTROLLER_IN(x, en0 ^ en1) {
+                if (b.len)
+                        strbuf_putc(&b, ' ');
+                strbuf_putc(&b, (en0 & CGMASK(x)) ? '+' : '#');
+                strbuf_append(&b, controller_to_string(x));
+        }
         return strbuf_steal(&b, ret);
 }
 

@@ -187,37 +187,31 @@ typedef struct TokenState {
         const char *key;
         bool allow_disable;
         CgMask seen;
-        char *first[_CONTROLLER_MAX];   /* the token that named each controller first */
+        /* the token that named each controller first, in for_each_token()'s copy (alive while it runs,
+         * and only token_seen() reads it): quoted only for a message, not for every token */
+        const char *first[_CONTROLLER_MAX];
         ControllerChange change;
         CgMask list;
 } TokenState;
 
-static void token_state_done(TokenState *s) {
-        for (size_t i = 0; i < ELEMENTSOF(s->first); i++)
-                free(s->first[i]);
-}
-
-/* for_each_token() with @s, which it leaves with the result and without the tokens it kept */
+/* for_each_token() with @s, which it leaves with the result */
 static int parse_tokens(const char *value, bool comma, TokenFn fn, TokenState *s) {
         int r = for_each_token(value, comma, fn, s);
 
-        token_state_done(s);
         return r < 0 ? r : 0;
 }
 
 /* Same controller twice in one value: name both tokens. */
 static int token_seen(TokenState *s, Controller ctl, const char *token) {
         if (s->seen & CGMASK(ctl)) {
-                _cleanup_free_ char *q = config_quote(token);
-                if (!q)
+                _cleanup_free_ char *q = config_quote(token), *qfirst = config_quote(s->first[ctl]);
+                if (!q || !qfirst)
                         return -ENOMEM;
                 return value_error(s->c, s->errs, s->loc, s->key, "controller %s appears twice "
                                    "('%s' and '%s'); keep one", controller_to_string(ctl),
-                                   s->first[ctl], q);
+                                   qfirst, q);
         }
-        s->first[ctl] = config_quote(token);
-        if (!s->first[ctl])
-                return -ENOMEM;
+        s->first[ctl] = token;
         s->seen |= CGMASK(ctl);
         return 0;
 }
@@ -227,23 +221,31 @@ static int change_token(void *userdata, const char *token) {
         const char *prefixes = s->allow_disable ? "+-#" : "+#";
         const char *how = s->allow_disable ? "'+' (enable), '-' (disable) or '#' (bypass)" :
                 "'+' (re-enable) or '#' (bypass)";
-        _cleanup_free_ char *q = config_quote(token);
+        _cleanup_free_ char *q = NULL;
         Controller ctl;
         int r;
 
-        if (!q)
-                return -ENOMEM;
-        if (isalnum((unsigned char) token[0]) || token[0] == '_')
+        /* @token quoted only for a message: a good file has none, and it has a token per controller */
+        bool no_prefix = isalnum((unsigned char) token[0]) || token[0] == '_',
+             minus = token[0] == '-' && token[1] && !s->allow_disable,
+             bad_prefix = !strchr(prefixes, token[0]) || (token[1] && strchr("+-#", token[1])),
+             no_name = token[1] == '\0';
+        if (no_prefix || minus || bad_prefix || no_name) {
+                q = config_quote(token);
+                if (!q)
+                        return -ENOMEM;
+        }
+        if (no_prefix)
                 return value_error(s->c, s->errs, s->loc, s->key, "'%s' has no prefix; start it "
                                    "with %s", q, how);
-        if (token[0] == '-' && token[1] && !s->allow_disable)
+        if (minus)
                 return value_error(s->c, s->errs, s->loc, s->key, "'%s': cgroup.controllers takes "
                                    "only '+' (re-enable) and '#' (bypass); to leave %s alone, omit it",
                                    q, q + 1);
-        if (!strchr(prefixes, token[0]) || (token[1] && strchr("+-#", token[1])))
+        if (bad_prefix)
                 return value_error(s->c, s->errs, s->loc, s->key, "'%s' has a bad prefix; start it "
                                    "with %s", q, how);
-        if (token[1] == '\0')
+        if (no_name)
                 return value_error(s->c, s->errs, s->loc, s->key, "'%s' names no controller", q);
 
         r = controller_lookup(s->c, s->errs, s->loc, s->key, token + 1, &ctl);

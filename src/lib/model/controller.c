@@ -40,8 +40,9 @@ const char *controller_to_string(Controller c) {
 Controller controller_from_string(const char *s) {
         if (!s)
                 return _CONTROLLER_INVALID;
+        /* the first byte before the call: every control write's tokens are looked up here, 15 names a miss */
         FOREACH_CONTROLLER(c)
-                if (streq(controller_info[c].name, s))
+                if (controller_info[c].name[0] == s[0] && streq(controller_info[c].name, s))
                         return c;
         return _CONTROLLER_INVALID;
 }

@@ -76,6 +76,15 @@ void cg_propagate_control(const Hierarchy *h, Cgroup *c) {
         }
 }
 
+/*
+ * Whether a css that @d comes to show could find a child named like one of its files (populate_dirs()):
+ * only when @d has children and some child in the hierarchy is named like an interface file. Most
+ * control writes save a subtree without either, and the visible masks cost two mask walks a cgroup.
+ */
+static bool may_collide(const Hierarchy *h, const Cgroup *d) {
+        return h->n_knob_named > 0 && d->first_child;
+}
+
 int cg_save_control(const Hierarchy *h, Cgroup *c, ControlSave *ret) {
         _cleanup_free_ SavedControl *saved = NULL;
         size_t n = 0, cap = 0;
@@ -96,7 +105,7 @@ int cg_save_control(const Hierarchy *h, Cgroup *c, ControlSave *ret) {
                         .subtree_bypass = d->subtree_bypass,
                         .enable_ss_mask = d->enable_ss_mask,
                         .dom_cgrp = d->dom_cgrp,
-                        .visible = cg_visible_mask(h, d),
+                        .visible = may_collide(h, d) ? cg_visible_mask(h, d) : 0,
                         .css = cg_ss_mask(h, d, false),
                 };
         }
@@ -177,9 +186,11 @@ static int vet_css_links(const Hierarchy *h, const ControlSave *s) {
 static int populate_dirs(const Hierarchy *h, const ControlSave *s) {
         for (size_t i = 0; i < s->n; i++) {
                 const Cgroup *d = s->saved[i].cgroup;
-                CgMask shown = cg_visible_mask(h, d) & ~s->saved[i].visible;
 
-                if (!d->first_child || !shown)
+                if (!may_collide(h, d))
+                        continue;       /* saved[i].visible was not computed */
+                CgMask shown = cg_visible_mask(h, d) & ~s->saved[i].visible;
+                if (!shown)
                         continue;
                 FOREACH_CONTROLLER_IN(x, shown)
                         if (cg_files_collide(h, d, x))

@@ -364,7 +364,28 @@ static int path_walk(const Hierarchy *h, const char *path, bool want_parent,
         return 0;
 }
 
+/*
+ * A path below the last mkdir's parent is one step from it, not a walk from the root: a cold apply looks
+ * up every cgroup before it makes it. That prefix was valid and found then, and only an rmdir (which
+ * forgets it) removes a cgroup, so only the last name is left to check, in path_walk()'s order.
+ */
 int hierarchy_lookup(const Hierarchy *h, const char *path, Cgroup **ret) {
+        const char *p = cgpath_relative(path), *slash = h->mkdir_parent ? strrchr(p, '/') : NULL;
+
+        if (slash && (size_t) (slash - p) == h->mkdir_parent_len && memcmp(p, h->mkdir_parent_path, h->mkdir_parent_len) == 0) {
+                const char *name = slash + 1;
+                size_t n = strlen(name);
+
+                if (strlen(path) >= PATH_MAX || n > CGROUP_NAME_MAX)
+                        return -ENAMETOOLONG;
+                if (!cgpath_cut_name_is_valid(name, n))
+                        return -EINVAL;
+                Cgroup *c = child_find_n(h, h->mkdir_parent, name, n);
+                if (!c)
+                        return cgroup_has_file(h, h->mkdir_parent, name) ? -ENOTDIR : -ENOENT;
+                *ret = c;
+                return 0;
+        }
         return path_walk(h, path, false, ret, NULL);
 }
 

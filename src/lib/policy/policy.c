@@ -38,6 +38,22 @@ static const char *const state_words[] = {
  */
 typedef uint8_t StateArray[_CONTROLLER_MAX];
 
+/*
+ * A cgroup's masks, read once for a loop over the controllers that writes nothing in between: the
+ * getters are calls into the model, and the loops below ran them three times a controller a cgroup.
+ */
+typedef struct Masks {
+        CgMask sc, sb, en;
+} Masks;
+
+/*
+ * The lowest controller in a non-empty mask: the planner's loops take the set bits in order, as
+ * FOREACH_CONTROLLER_IN() would, without testing all 15 for items that manage one or two.
+ */
+static Controller lowest(CgMask m) {
+        return (Controller) __builtin_ctz(m);
+}
+
 /* Per managed cgroup: where it is, what it wants, what it drops first (the clearing). */
 typedef struct Item Item;
 struct Item {
@@ -48,6 +64,7 @@ struct Item {
         StateArray sc_target, ctl_target;
         StateArray sc_orig, ctl_orig;
         StateArray sc_cleared, ctl_cleared;
+        Masks orig;              /* the masks sc_orig and ctl_orig were read from */
         struct Item *cleared_for;  /* the item whose change forced this one to be cleared */
         bool failed;
 };
@@ -58,8 +75,15 @@ typedef struct Planner {
         size_t n_want;
         Item *items;
         size_t n_items;
-        Item **by_cgroup;        /* items sorted by Cgroup pointer, for lookups */
+        /*
+         * Items by Cgroup pointer, open addressing (a power of two, at least twice the items): the
+         * sorted array it replaces cost a qsort() per plan, since the cgroups made in pre-order are
+         * not allocated at rising addresses once malloc() reuses chunks.
+         */
+        Item **by_cgroup;
+        size_t n_slots;
         Plan *plan;
+        size_t n_ops_alloc;      /* plan->ops grows by doubling: a realloc() per operation cost ~350 Ir */
         PolicyErrors *errors;
         bool oom;
 } Planner;
@@ -111,14 +135,6 @@ static char *trace_path(const char *abs) {
         return strdup(cgpath_relative(abs));
 }
 
-/*
- * A cgroup's masks, read once for a loop over the controllers that writes nothing in between: the
- * getters are calls into the model, and the loops below ran them three times a controller a cgroup.
- */
-typedef struct Masks {
-        CgMask sc, sb, en;
-} Masks;
-
 static Masks masks_of(const Cgroup *c) {
         return (Masks) { cgroup_get_subtree_control(c), cgroup_get_subtree_bypass(c), cgroup_get_enable_ss_mask(c) };
 }
@@ -152,34 +168,38 @@ static char token(ControllerState s) {
         return s == STATE_ENABLED || s == STATE_REENABLED ? '+' : s == STATE_BYPASSED ? '#' : '-';
 }
 
-static int cmp_by_cgroup(const void *a, const void *b) {
-        const Item *x = *(Item *const *) a, *y = *(Item *const *) b;
-        return x->cgroup < y->cgroup ? -1 : x->cgroup > y->cgroup;
+static size_t slot_of(const Planner *p, const Cgroup *c) {
+        uint64_t x = (uint64_t) (uintptr_t) c * 0x9e3779b97f4a7c15ULL;
+        return (size_t) (x >> 32) & (p->n_slots - 1);
+}
+
+/* distinct paths are distinct cgroups (twins were refused), so each cgroup is in one item at most */
+static void index_item(Planner *p, Item *it) {
+        size_t i = slot_of(p, it->cgroup);
+
+        while (p->by_cgroup[i])
+                i = (i + 1) & (p->n_slots - 1);
+        p->by_cgroup[i] = it;
 }
 
 static Item *item_of(const Planner *p, const Cgroup *c) {
-        size_t lo = 0, hi = p->n_items;
-
-        while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                const Cgroup *m = p->by_cgroup[mid]->cgroup;
-                if (m == c)
-                        return p->by_cgroup[mid];
-                if (m < c)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
+        for (size_t i = slot_of(p, c); p->by_cgroup[i]; i = (i + 1) & (p->n_slots - 1))
+                if (p->by_cgroup[i]->cgroup == c)
+                        return p->by_cgroup[i];
         return NULL;
 }
 
 static int emit(Planner *p, PlanOpType type, const char *path, const char *file, const char *value,
                 const char *undo, size_t desired) {
-        PlanOp *ops = realloc(p->plan->ops, (p->plan->n_ops + 1) * sizeof(PlanOp));
-        if (!ops)
-                return -ENOMEM;
-        p->plan->ops = ops;
-        PlanOp *op = &ops[p->plan->n_ops];
+        if (p->plan->n_ops == p->n_ops_alloc) {
+                size_t n = p->n_ops_alloc ? p->n_ops_alloc * 2 : 16;
+                PlanOp *ops = realloc(p->plan->ops, n * sizeof(PlanOp));
+                if (!ops)
+                        return -ENOMEM;
+                p->plan->ops = ops;
+                p->n_ops_alloc = n;
+        }
+        PlanOp *op = &p->plan->ops[p->plan->n_ops];
         *op = (PlanOp) { .type = type, .desired = desired };
         op->path = strdup(path);
         op->file = file ? strdup(file) : NULL;
@@ -203,6 +223,15 @@ static int cmp_items_preorder(const void *a, const void *b) {
         if (x->depth != y->depth)
                 return x->depth < y->depth ? -1 : 1;
         return strcmp(x->path, y->path);
+}
+
+/* Whether @n elements of @size at @base are in @cmp's order already: a configuration usually lists its
+ * cgroups parents first, level by level, and the cgroups a plan makes are allocated in that order. */
+static bool sorted_already(const void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+        for (size_t i = 1; i < n; i++)
+                if (cmp((const char *) base + (i - 1) * size, (const char *) base + i * size) > 0)
+                        return false;
+        return true;
 }
 
 static int make_cgroups(Planner *p) {
@@ -285,26 +314,45 @@ static void set_targets(Planner *p) {
         for (size_t i = 0; i < p->n_items; i++) {
                 Item *it = &p->items[i];
                 const DesiredCgroup *d = &p->want[it->desired];
-                Masks now = it->cgroup ? masks_of(it->cgroup) : (Masks) {};
+                const CgMask sc_managed = d->sc_enable | d->sc_bypass | d->sc_disable,
+                             ctl_managed = d->ctl_enable | d->ctl_bypass;
 
-                FOREACH_CONTROLLER(x) {
+                /* the items are zeroed: STATE_UNMANAGED where the description says nothing */
+                for (CgMask m = sc_managed; m; m &= m - 1) {
+                        Controller x = lowest(m);
                         CgMask b = CGMASK(x);
                         it->sc_target[x] = d->sc_enable & b ? STATE_ENABLED :
-                                           d->sc_bypass & b ? STATE_BYPASSED :
-                                           d->sc_disable & b ? STATE_DISABLED : STATE_UNMANAGED;
-                        it->ctl_target[x] = d->ctl_enable & b ? STATE_REENABLED :
-                                            d->ctl_bypass & b ? STATE_BYPASSED : STATE_UNMANAGED;
-                        if (!it->cgroup)
-                                continue;
-                        ControllerState sc = sc_of(now, x), ctl = ctl_of(now, x);
-                        it->sc_orig[x] = sc;
-                        it->ctl_orig[x] = ctl;
-                        /* the clearing only takes away: a removal or a switch between enabled and bypassed */
-                        it->sc_cleared[x] = sc;
-                        if (it->sc_target[x] != STATE_UNMANAGED && it->sc_target[x] != sc && uses(sc))
+                                           d->sc_bypass & b ? STATE_BYPASSED : STATE_DISABLED;
+                }
+                for (CgMask m = ctl_managed; m; m &= m - 1) {
+                        Controller x = lowest(m);
+                        it->ctl_target[x] = d->ctl_enable & CGMASK(x) ? STATE_REENABLED : STATE_BYPASSED;
+                }
+                if (!it->cgroup)
+                        continue;
+
+                /* as found: disabled and bypassed but for the set bits, which few controllers have */
+                Masks now = masks_of(it->cgroup);
+                it->orig = now;
+                memset(it->sc_orig, STATE_DISABLED, sizeof(it->sc_orig));
+                memset(it->ctl_orig, STATE_BYPASSED, sizeof(it->ctl_orig));
+                for (CgMask m = now.sc | now.sb; m; m &= m - 1)
+                        it->sc_orig[lowest(m)] = sc_of(now, lowest(m));
+                for (CgMask m = now.en; m; m &= m - 1)
+                        it->ctl_orig[lowest(m)] = STATE_REENABLED;
+                memcpy(it->sc_cleared, it->sc_orig, sizeof(it->sc_cleared));
+                memcpy(it->ctl_cleared, it->ctl_orig, sizeof(it->ctl_cleared));
+
+                /* the clearing only takes away: a removal or a switch between enabled and bypassed */
+                for (CgMask m = sc_managed; m; m &= m - 1) {
+                        Controller x = lowest(m);
+                        ControllerState sc = it->sc_orig[x];
+                        if (it->sc_target[x] != sc && uses(sc))
                                 it->sc_cleared[x] = it->sc_target[x];
-                        it->ctl_cleared[x] = ctl;
-                        if (it->ctl_target[x] == STATE_BYPASSED && ctl == STATE_REENABLED)
+                }
+                for (CgMask m = ctl_managed; m; m &= m - 1) {
+                        Controller x = lowest(m);
+                        if (it->ctl_target[x] == STATE_BYPASSED && it->ctl_orig[x] == STATE_REENABLED)
                                 it->ctl_cleared[x] = STATE_BYPASSED;
                 }
         }
@@ -392,7 +440,8 @@ static int resolve_clearing(Planner *p) {
                          * and its ctl_final is ctl_orig.
                          */
                         const CgMask managed = desired_managed(&p->want[it->desired]);
-                        FOREACH_CONTROLLER_IN(x, managed) {
+                        for (CgMask m = managed; m; m &= m - 1) {
+                                Controller x = lowest(m);
                                 ControllerState sc = sc_of(now, x);
                                 if (it->sc_cleared[x] != sc)
                                         changed |= clear_children(p, it, it->cgroup, x);
@@ -431,8 +480,11 @@ static int write_tokens(Planner *p, Item *it, const char *file, const StateArray
                         strbuf_putc(&value, ' ');
                         strbuf_putc(&undo, ' ');
                 }
-                strbuf_printf(&value, "%c%s", token(to[x]), controller_to_string(x));
-                strbuf_printf(&undo, "%c%s", token(now(it->cgroup, x)), controller_to_string(x));
+                /* not strbuf_printf(): a vsnprintf() per token cost more than the rest of the write */
+                strbuf_putc(&value, token(to[x]));
+                strbuf_append(&value, controller_to_string(x));
+                strbuf_putc(&undo, token(now(it->cgroup, x)));
+                strbuf_append(&undo, controller_to_string(x));
         }
         if (strbuf_steal(&value, &v) < 0 || strbuf_steal(&undo, &u) < 0) {
                 strbuf_done(&undo);
@@ -480,7 +532,8 @@ static int plan_clearing(Planner *p) {
                  * and cgroups beside it) changes its own masks.
                  */
                 const CgMask managed = desired_managed(d);
-                FOREACH_CONTROLLER_IN(x, managed) {
+                for (CgMask m = managed; m; m &= m - 1) {
+                        Controller x = lowest(m);
                         if (it->sc_cleared[x] != sc_of(now, x))
                                 sc |= CGMASK(x);
                         if (it->ctl_cleared[x] != ctl_of(now, x))
@@ -511,14 +564,29 @@ static int plan_targets(Planner *p) {
                 if (!it->cgroup || it->failed)
                         continue;
                 Masks now = masks_of(it->cgroup);
-                FOREACH_CONTROLLER(x) {
-                        /* unmanaged settings were never cleared (teardown()), so they are as found */
+                const CgMask sc_managed = d->sc_enable | d->sc_bypass | d->sc_disable,
+                             ctl_managed = d->ctl_enable | d->ctl_bypass;
+
+                /*
+                 * Unmanaged settings were never cleared (teardown()), so their final state is as found
+                 * (it->orig): those that differ from now, by the masks, not a loop over the controllers.
+                 */
+                sc = (((it->orig.sc ^ now.sc) | ((it->orig.sb & ~it->orig.sc) ^ (now.sb & ~now.sc))) & ~sc_managed);
+                ctl = (it->orig.en ^ now.en) & ~ctl_managed;
+                for (CgMask m = sc_managed; m; m &= m - 1)
+                        if (it->sc_target[lowest(m)] != sc_of(now, lowest(m)))
+                                sc |= CGMASK(lowest(m));
+                for (CgMask m = ctl_managed; m; m &= m - 1)
+                        if (it->ctl_target[lowest(m)] != ctl_of(now, lowest(m)))
+                                ctl |= CGMASK(lowest(m));
+                /* write_tokens() reads the final state of the controllers it writes only */
+                for (CgMask m = sc; m; m &= m - 1) {
+                        Controller x = lowest(m);
                         sc_final[x] = it->sc_target[x] != STATE_UNMANAGED ? it->sc_target[x] : it->sc_orig[x];
+                }
+                for (CgMask m = ctl; m; m &= m - 1) {
+                        Controller x = lowest(m);
                         ctl_final[x] = it->ctl_target[x] != STATE_UNMANAGED ? it->ctl_target[x] : it->ctl_orig[x];
-                        if (sc_final[x] != sc_of(now, x))
-                                sc |= CGMASK(x);
-                        if (ctl_final[x] != ctl_of(now, x))
-                                ctl |= CGMASK(x);
                 }
                 /* its own css first: the kernel refuses a change of it while its subtree_control names it */
                 r = write_tokens(p, it, "cgroup.controllers", ctl_final, ctl, ctl_state, d->ctl_origin, "controllers");
@@ -542,7 +610,8 @@ static int check_reached(Planner *p) {
                 Masks now = masks_of(it->cgroup);
                 /* only what it manages can miss its target (the rest stay STATE_UNMANAGED) */
                 const CgMask managed = desired_managed(&p->want[it->desired]);
-                FOREACH_CONTROLLER_IN(x, managed)
+                for (CgMask m = managed; m; m &= m - 1) {
+                        Controller x = lowest(m);
                         if ((it->sc_target[x] != STATE_UNMANAGED && it->sc_target[x] != sc_of(now, x)) ||
                             (it->ctl_target[x] != STATE_UNMANAGED && it->ctl_target[x] != ctl_of(now, x))) {
                                 add_error(p, p->want[it->desired].origin,
@@ -551,6 +620,7 @@ static int check_reached(Planner *p) {
                                 it->failed = true;
                                 break;
                         }
+                }
         }
         return p->oom ? -ENOMEM : 0;
 }
@@ -724,7 +794,9 @@ static int plan_in(const Hierarchy *current, const char *scope, const DesiredCgr
                 return r;
         plan = calloc(1, sizeof(Plan));
         p.items = calloc(n_want ? n_want : 1, sizeof(Item));
-        p.by_cgroup = calloc(n_want ? n_want : 1, sizeof(Item *));
+        for (p.n_slots = 4; p.n_slots < 2 * n_want; p.n_slots *= 2)
+                ;
+        p.by_cgroup = calloc(p.n_slots, sizeof(Item *));
         if (!plan || !p.items || !p.by_cgroup) {
                 r = -ENOMEM;
                 goto finish;
@@ -742,14 +814,15 @@ static int plan_in(const Hierarchy *current, const char *scope, const DesiredCgr
                 p.items[i].depth = cgpath_depth(p.items[i].path);
         }
         /* pre-order by depth then path; plan_clearing() walks it backwards */
-        qsort(p.items, p.n_items, sizeof(Item), cmp_items_preorder);
+        if (!sorted_already(p.items, p.n_items, sizeof(Item), cmp_items_preorder))
+                qsort(p.items, p.n_items, sizeof(Item), cmp_items_preorder);
 
         r = make_cgroups(&p);
         if (r < 0)
                 goto finish;
         for (size_t i = 0; i < p.n_items; i++)
-                p.by_cgroup[i] = &p.items[i];
-        qsort(p.by_cgroup, p.n_items, sizeof(Item *), cmp_by_cgroup);
+                if (p.items[i].cgroup)
+                        index_item(&p, &p.items[i]);
 
         set_targets(&p);
         r = resolve_clearing(&p);
