@@ -61,7 +61,6 @@ char *skip_space(char *s);
 /* inih's find_chars_or_comment() */
 char *find_chars_or_comment(char *s, const char *chars);
 
-/* config.c: a header line, a "key = value" line cut as inih cuts it, and a rejected line */
+/* config.c: a header line, and a rejected line */
 void parser_header(Parser *p, char *s);
-void parser_key(Parser *p, const char *name, const char *value);
 void parser_reject(Parser *p, const char *fmt, ...) _printf_(2, 3);

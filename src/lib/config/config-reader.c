@@ -42,12 +42,9 @@
  *
  * inih gets its lines from our reader (ini_parse_stream()), which numbers
  * them, keeps the raw text, tracks the current section and reports every
- * syntax error itself, then hands inih a blank line instead. The reader
- * also cuts "key = value" lines, by inih's own steps (cut_key_value()), and
- * calls the handler itself: inih's second pass over every key line (a
- * strchr() and an isspace() call per byte, twice) cost a quarter of reading
- * a configuration of 10,000 cgroups. inih's return value (the first bad
- * line only) is a fallback that the reader leaves nothing for.
+ * syntax error itself, then hands inih a blank line instead. inih splits
+ * "key = value" and strips comments; its return value (the first bad line
+ * only) is a fallback that the reader leaves nothing for.
  */
 #include <assert.h>
 #include <ctype.h>
@@ -154,31 +151,7 @@ static int parser_read_line(Parser *p, size_t *ret_len, bool *ret_nul) {
         return 1;
 }
 
-/* inih's rstrip(): @s without the spaces at its end */
-static char *strip_end(char *s) {
-        char *p = s + strlen(s);
-
-        while (p > s && isspace((unsigned char) p[-1]))
-                *--p = '\0';
-        return s;
-}
-
-/*
- * What ini_parse_stream() does with a "name[=:]value" line that starts with neither blank, ';', '#' nor
- * '[' (libinih 55, inline comments on): the line's end stripped, the name up to the first '=' or ':'
- * (@end, found already) stripped at its end, the value after it cut at an inline comment and stripped
- * at both ends.
- */
-static void cut_key_value(char *start, char *end, char **ret_name, char **ret_value) {
-        *end = '\0';
-        char *value = end + 1;
-        strip_end(value);       /* the line's end: inih strips the whole line first */
-        *ret_name = strip_end(start);
-        *find_chars_or_comment(value, NULL) = '\0';
-        *ret_value = strip_end(skip_space(value));
-}
-
-/* inih's ini_reader: hands inih one line at a time, blank where we found a problem or cut a key itself. */
+/* inih's ini_reader: hands inih one line at a time, blank where we found a problem. */
 char *parser_reader(char *str, int num, void *stream) {
         Parser *p = stream;
         size_t len;
@@ -222,11 +195,8 @@ char *parser_reader(char *str, int num, void *stream) {
                         parser_header(p, start);
                 else {
                         char *end = find_chars_or_comment(start, "=:");
-                        if (*end == '=' || *end == ':') {
-                                char *name, *value;
-                                cut_key_value(start, end, &name, &value);
-                                parser_key(p, name, value);
-                        }
+                        if (*end == '=' || *end == ':')
+                                feed = start;
                         else if (start > s)
                                 parser_reject(p, "indented line without '=': values cannot continue "
                                              "on the next line; put the whole value on one line");

@@ -673,11 +673,6 @@ static int parser_handler(void *user, const char *section, const char *name, con
         return 1;
 }
 
-/* the reader cuts "key = value" lines itself (parser_reader()) and calls this where inih would call the handler */
-void parser_key(Parser *p, const char *name, const char *value) {
-        (void) parser_handler(p, "", name, value);
-}
-
 /* ---- files ---- */
 
 /* Reads one file into @c; problems go to @errs. Return: 0 (problems or not), or -ENOMEM. */
