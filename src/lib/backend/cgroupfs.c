@@ -396,8 +396,7 @@ static int dir_cache_find(const CgfsDirCache *c, int root_fd, const char *path, 
         return d && d->path ? d->fd : -1;
 }
 
-/* as many directories as half of what the soft RLIMIT_NOFILE leaves above 128 */
-static size_t dir_cache_max(void) {
+size_t cgfs_fd_budget(void) {
         struct rlimit rl;
 
         if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
@@ -408,7 +407,7 @@ static size_t dir_cache_max(void) {
 /* @path's fd kept in @c, which takes @path and @fd; where it is full, false: the caller keeps both */
 static bool dir_cache_add(CgfsDirCache *c, char *path, int fd) {
         if (!c->slots) {
-                c->max = dir_cache_max();
+                c->max = cgfs_fd_budget();
                 if (c->max == 0)
                         return false;
         }

@@ -84,6 +84,13 @@ int cgfs_rmdir(int root_fd, const char *path);
  * looked up again, once. Only where directories cannot be renamed (cgroup2
  * has no rename): a kept fd would follow a moved one.
  */
+/*
+ * How many directory fds a run may keep open (the scan's held parents, a
+ * CgfsDirCache): half of what the soft RLIMIT_NOFILE leaves above the
+ * daemon's own few dozen, 128.
+ */
+size_t cgfs_fd_budget(void);
+
 typedef struct CgfsDir {
         char *path;     /* NULL: a free slot */
         int fd;

@@ -10,7 +10,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <sys/resource.h>
 
 #include "backend-internal.h"
 #include "cgbypass/cgpath.h"
@@ -476,19 +475,6 @@ typedef struct ScanLevel {
         size_t budget;
 } ScanLevel;
 
-/*
- * Each cgroup with children keeps its directory's fd open while its
- * children's level is read (cgroup_at()), as far as RLIMIT_NOFILE leaves
- * room: half of what is left above the daemon's own few dozen.
- */
-static size_t scan_fd_budget(void) {
-        struct rlimit rl;
-
-        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-                return 512;
-        return rl.rlim_cur > 128 ? (rl.rlim_cur - 128) / 2 : 0;
-}
-
 static void *scan_level_worker(void *userdata) {
         ScanLevel *l = userdata;
 
@@ -556,7 +542,8 @@ static int scan_from(int root_fd, const char *root, const char *start, unsigned 
          * (or, at the root, shows itself there) */
         bool debug = booted_with_cgroup_debug();
         ScanRead *res = NULL;
-        size_t plo = 0, lo = 0, hi = 0, fd_budget = scan_fd_budget();
+        /* a cgroup with children keeps its directory open while its children's level is read (cgroup_at()) */
+        size_t plo = 0, lo = 0, hi = 0, fd_budget = cgfs_fd_budget();
         int r;
 
         r = scan_add(&s, NULL, start, SIZE_MAX, start_level);
