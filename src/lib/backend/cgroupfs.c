@@ -52,6 +52,14 @@ static char *join(const char *path, const char *file) {
         return cgpath_join(path, file, &s) < 0 ? NULL : s;
 }
 
+/* PATH/FILE beneath the root, from a cgroup's path and one of its file names, each checked */
+static int file_rel(const char *path, const char *file, char **ret) {
+        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
+                return -EINVAL;
+        *ret = join(path, file);
+        return *ret ? 0 : -ENOMEM;
+}
+
 /* openat2(2) says ELOOP for a symlink where O_NOFOLLOW | O_DIRECTORY says ENOTDIR */
 static int nofollow_error(int dirfd, const char *name) {
         struct stat st;
@@ -230,11 +238,9 @@ static int open_regular(int root_fd, const char *path, const char *file, int fla
         struct stat st;
         int fd, r;
 
-        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
-                return -EINVAL;
-        rel = join(path, file);
-        if (!rel)
-                return -ENOMEM;
+        r = file_rel(path, file, &rel);
+        if (r < 0)
+                return r;
         fd = open_beneath(root_fd, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
         if (fd < 0)
                 return fd == -ENXIO ? -ELOOP : fd;     /* ENXIO: a FIFO without a reader, opened to write */
@@ -298,12 +304,11 @@ int cgfs_read_kernfs(int dir_fd, const char *file, char **ret) {
 
 int cgfs_read_kernfs_below(int root_fd, const char *path, const char *file, char **ret) {
         _cleanup_free_ char *rel = NULL;
+        int r;
 
-        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
-                return -EINVAL;
-        rel = join(path, file);
-        if (!rel)
-                return -ENOMEM;
+        r = file_rel(path, file, &rel);
+        if (r < 0)
+                return r;
         return read_kernfs(root_fd, rel, ret);
 }
 
@@ -329,12 +334,11 @@ int cgfs_write(int root_fd, const char *path, const char *file, const char *valu
 int cgfs_write_kernfs(int root_fd, const char *path, const char *file, const char *value) {
         _cleanup_free_ char *rel = NULL;
         _cleanup_close_ int fd = -1;
+        int r;
 
-        if (!cgfs_path_is_valid(path) || !cgfs_name_is_valid(file))
-                return -EINVAL;
-        rel = join(path, file);
-        if (!rel)
-                return -ENOMEM;
+        r = file_rel(path, file, &rel);
+        if (r < 0)
+                return r;
         fd = open_beneath(root_fd, rel, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
         return fd < 0 ? fd : write_once(fd, value);
 }
