@@ -122,6 +122,13 @@ bool cgpath_are_siblings(const char *a, const char *b);
  */
 int cgpath_parent(const char *path, char **ret);
 
+/*
+ * cgpath_parent() of the first @n bytes of @path, without a copy: *@ret is
+ * @path itself or the constant "." or "/"; returns the parent's length.
+ * For lookups by a prefix of a longer path. @path is not the root.
+ */
+size_t cgpath_parent_span(const char *path, size_t n, const char **ret);
+
 /**
  * cgpath_join() - the path of child @name of @path, newly allocated, in the
  *                 spelling of @path

@@ -130,8 +130,24 @@ START_TEST(test_spellings) {
         if (spellings[_i].parent) {
                 ck_assert_int_eq(cgpath_parent(spellings[_i].path, &parent), 0);
                 ck_assert_str_eq(parent, spellings[_i].parent);
+                /* the span is the same parent, without the copy */
+                const char *span;
+                size_t n = cgpath_parent_span(spellings[_i].path, strlen(spellings[_i].path), &span);
+                ck_assert_uint_eq(n, strlen(parent));
+                ck_assert_int_eq(strncmp(span, parent, n), 0);
         } else
                 ck_assert_int_eq(cgpath_parent(spellings[_i].path, &parent), -EINVAL);
+}
+END_TEST
+
+/* a prefix of a longer path: its parent is found within it */
+START_TEST(test_parent_span) {
+        const char *p = "a/bc/d/e", *span;
+
+        ck_assert_uint_eq(cgpath_parent_span(p, 6, &span), 4);  /* "a/bc/d" has "a/bc" */
+        ck_assert_ptr_eq(span, p);
+        ck_assert_uint_eq(cgpath_parent_span(p, 1, &span), 1);  /* "a" has "." */
+        ck_assert_str_eq(span, ".");
 }
 END_TEST
 
@@ -169,5 +185,5 @@ END_TEST
 int main(void) {
         return check_run(CHECK_SUITE_TABLE("cgpath", "cgpath", NULL, NULL, { test_verify, ELEMENTSOF(cases) },
                                            { test_limits }, { test_name }, { test_spellings, ELEMENTSOF(spellings) },
-                                           { test_join }, { test_below }));
+                                           { test_parent_span }, { test_join }, { test_below }));
 }

@@ -435,14 +435,6 @@ static bool dir_cache_add(CgfsDirCache *c, char *path, int fd) {
         return true;
 }
 
-/* the parent of the @n bytes at @path, as a prefix of it ("a" has ".", "a/b" has "a"); its length */
-static size_t parent_len(const char *path, size_t n, const char **ret) {
-        const char *slash = memrchr(path, '/', n);
-
-        *ret = slash ? path : ".";
-        return slash ? (size_t) (slash - path) : 1;
-}
-
 /*
  * Directory @dir, its first @n bytes (O_PATH): kept in @c, else opened by its
  * name from its kept parent (or by path) and kept. *@ret_close: the caller
@@ -464,7 +456,7 @@ static int dir_cache_open(int root_fd, CgfsDirCache *c, const char *dir, size_t 
         copy = strndup(dir, n);
         if (!copy)
                 return -ENOMEM;
-        up_n = parent_len(copy, n, &up);
+        up_n = cgpath_parent_span(copy, n, &up);
         at = dir_cache_find(c, root_fd, up, up_n);
         *ret_cached = at >= 0 && at != root_fd;
         fd = at >= 0 ? open_beneath(at, copy + (up == copy ? up_n + 1 : 0), O_PATH | O_DIRECTORY, 0) :
@@ -486,7 +478,7 @@ int cgfs_mkdir_cached(int root_fd, CgfsDirCache *c, const char *path, mode_t mod
         if (!cgfs_path_is_valid(path) || streq(path, "."))
                 return -EINVAL;
         /* siblings in a row: their parent is found without a copy of it */
-        dir_n = parent_len(path, strlen(path), &dir);
+        dir_n = cgpath_parent_span(path, strlen(path), &dir);
         name = dir == path ? path + dir_n + 1 : path;
         for (int attempt = 0; attempt < 2; attempt++) {
                 bool close_it, cached;

@@ -155,19 +155,29 @@ bool cgpath_are_siblings(const char *a, const char *b) {
         return n == parent_prefix_len(b) && strncmp(a, b, n) == 0 && cgpath_is_absolute(a) == cgpath_is_absolute(b);
 }
 
+size_t cgpath_parent_span(const char *path, size_t n, const char **ret) {
+        const char *slash = memrchr(path, '/', n);
+
+        if (!slash)
+                *ret = ".";                             /* "a" */
+        else if (slash == path)
+                *ret = "/";                             /* "/a" */
+        else {
+                *ret = path;
+                return (size_t) (slash - path);
+        }
+        return 1;
+}
+
 int cgpath_parent(const char *path, char **ret) {
-        const char *slash;
+        const char *p;
+        size_t n;
         char *s;
 
         if (cgpath_is_root(path))
                 return -EINVAL;
-        slash = strrchr(path, '/');
-        if (!slash)
-                s = strdup(".");                        /* "a" */
-        else if (slash == path)
-                s = strdup("/");                        /* "/a" */
-        else
-                s = strndup(path, (size_t) (slash - path));
+        n = cgpath_parent_span(path, strlen(path), &p);
+        s = strndup(p, n);
         if (!s)
                 return -ENOMEM;
         *ret = s;
