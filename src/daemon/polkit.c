@@ -186,24 +186,7 @@ static int polkit_send(PolkitQuery *q, char *const *details) {
                                            "CheckAuthorization");
         if (r < 0)
                 return r;
-        /* container by container, as the details below: the format parser costs more than the message */
-        r = sd_bus_message_open_container(msg, SD_BUS_TYPE_STRUCT, "sa{sv}");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, "system-bus-name");
-        if (r >= 0)
-                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "{sv}");
-        if (r >= 0)
-                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, "name");
-        if (r >= 0)
-                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_VARIANT, "s");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, sender);
-        for (int i = 0; i < 4 && r >= 0; i++)     /* the variant, the entry, the array, the struct */
-                r = sd_bus_message_close_container(msg);
-        if (r >= 0)
-                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, q->action);
+        r = sd_bus_message_append(msg, "(sa{sv})s", "system-bus-name", 1, "name", "s", sender, q->action);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "{ss}");
@@ -224,10 +207,7 @@ static int polkit_send(PolkitQuery *q, char *const *details) {
         r = sd_bus_message_close_container(msg);
         if (r < 0)
                 return r;
-        uint32_t flags = interactive ? POLKIT_ALLOW_USER_INTERACTION : 0u;
-        r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_UINT32, &flags);
-        if (r >= 0)
-                r = sd_bus_message_append_basic(msg, SD_BUS_TYPE_STRING, q->cancel_id);
+        r = sd_bus_message_append(msg, "us", interactive ? POLKIT_ALLOW_USER_INTERACTION : 0u, q->cancel_id);
         if (r < 0)
                 return r;
         return sd_bus_call_async(bus, &q->slot, msg, on_polkit_reply, q,
