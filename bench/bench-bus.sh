@@ -136,13 +136,7 @@ trap bench_cleanup EXIT
 bus_env_start_bus || die "the private bus did not start"
 bus_env_install_policy || die "cannot install the polkit actions"
 bus_env_add_user alice || die "useradd failed"
-# the owner's delegated action is a yes from a rules file: polkitd's real path (subject lookup on
-# the bus, the JavaScript rules), no authentication agent
-bus_env_add_rules bench "polkit.addRule(function(action, subject) {
-	if (action.id == 'org.cgbypass1.manage-delegated' && subject.user == '$alice')
-		return polkit.Result.YES;
-	return polkit.Result.NOT_HANDLED;
-});" || die "cannot add the polkit rule"
+bus_env_allow_owner bench "$alice" || die "cannot add the polkit rule"
 bus_env_start_polkit || die "polkitd did not start"
 
 state_dir() {

@@ -50,11 +50,7 @@ bus_env_cleanup_all() { bus_env_stop_daemon; umount -l "$D/fs"; bus_env_cleanup;
 bus_env_start_bus || die "the private bus did not start"
 bus_env_install_policy || die "cannot install the polkit actions"
 bus_env_add_user alice || die "useradd failed"
-bus_env_add_rules profile "polkit.addRule(function(action, subject) {
-	if (action.id == 'org.cgbypass1.manage-delegated' && subject.user == '$alice')
-		return polkit.Result.YES;
-	return polkit.Result.NOT_HANDLED;
-});" || die "cannot add the polkit rule"
+bus_env_allow_owner profile "$alice" || die "cannot add the polkit rule"
 bus_env_start_polkit || die "polkitd did not start"
 
 cat >"$D/c1.conf" <<-CONF
@@ -102,6 +98,16 @@ run() {
 		--warmup 0 --iterations "$1"
 }
 run 50 >/dev/null || die "warm-up failed"
+# under_strace ARGS...: the loop with strace ARGS attached to the daemon for it alone
+under_strace() {
+	strace -f "$@" -p "$BUS_ENV_DAEMON_PID" &
+	local spid=$!
+	sleep 1
+	res=$(run "$CALLS") || die "the loop failed"
+	kill -INT "$spid"
+	wait "$spid"
+	say "$res"
+}
 case $mode in
 callgrind)
 	callgrind_control -z "$BUS_ENV_DAEMON_PID" >/dev/null || die "callgrind_control -z failed"
@@ -116,24 +122,12 @@ callgrind)
 	say "calls=$CALLS Ir=$ir Ir_per_call=$((ir / CALLS))"
 	;;
 strace)
-	strace -f -c -o "$out/strace-c.txt" -p "$BUS_ENV_DAEMON_PID" &
-	spid=$!
-	sleep 1
-	res=$(run "$CALLS") || die "the loop failed"
-	kill -INT "$spid"
-	wait "$spid"
+	under_strace -c -o "$out/strace-c.txt"
 	n=$(awk '$NF == "total" { print $4 }' "$out/strace-c.txt")
-	say "$res"
 	say "calls=$CALLS syscalls=$n per_call=$(awk -v n="$n" -v c="$CALLS" 'BEGIN { printf "%.1f", n / c }')"
 	;;
 trace)
-	strace -f -s 80 -o "$out/strace.txt" -p "$BUS_ENV_DAEMON_PID" &
-	spid=$!
-	sleep 1
-	res=$(run "$CALLS") || die "the loop failed"
-	kill -INT "$spid"
-	wait "$spid"
-	say "$res"
+	under_strace -s 80 -o "$out/strace.txt"
 	;;
 esac
 bus_env_stop_daemon
