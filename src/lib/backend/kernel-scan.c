@@ -519,10 +519,7 @@ static void scan_root(int root_fd, KernelScan *s, bool is_dot, bool *debug, Scan
                 *debug = true;
         /* the mount's root has no cgroup.events (and init is in it) */
         if (r >= 0 && !s->mount_root) {
-                _cleanup_close_ int fd = -1;
-                r = cgfs_open_dir(root_fd, kc->path, O_RDONLY, &fd);
-                if (r >= 0)
-                        r = read_unpopulated(fd, &kc->unpopulated);
+                r = read_unpopulated(res->dir_fd, &kc->unpopulated);     /* the directory read_cgroup() opened */
                 if (r < 0) {
                         cgfs_entries_free(res->e, res->ne);
                         res->e = NULL;
