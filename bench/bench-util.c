@@ -198,6 +198,34 @@ void bench_make_cgroups(const char *scratch, const char *ctrl, const Node *nodes
         }
 }
 
+/* nr_dying_descendants of @scratch's cgroup.stat, or -1 when it cannot be read */
+static long dying_descendants(const char *scratch) {
+        char p[4096], line[128];
+        long n = -1;
+
+        bench_fmt(p, sizeof(p), "%s/cgroup.stat", scratch);
+        FILE *f = fopen(p, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "nr_dying_descendants %ld", &n) == 1)
+                        break;
+        fclose(f);
+        return n;
+}
+
+void bench_settle_cgroups(const char *scratch) {
+        /* A removed cgroup is freed by kernel workers after rmdir returns (css offline, RCU); left running,
+         * they would take CPU from whichever side of the comparison is timed next. */
+        for (unsigned i = 0; i < 3000; i++) {
+                long n = dying_descendants(scratch);
+                if (n <= 0)
+                        return;
+                usleep(10 * 1000);
+        }
+        fprintf(stderr, "bench: %s still has dying cgroups after 30 s; timing anyway\n", scratch);
+}
+
 void bench_remove_cgroups(const char *scratch, const Node *nodes, size_t n, const char *ctrl) {
         char p[4096], token[64];
 
@@ -209,6 +237,7 @@ void bench_remove_cgroups(const char *scratch, const Node *nodes, size_t n, cons
         bench_fmt(p, sizeof(p), "%s/cgroup.subtree_control", scratch);
         bench_fmt(token, sizeof(token), "-%s", ctrl);
         (void) bench_write_file(p, token);
+        bench_settle_cgroups(scratch);
 }
 
 void bench_write_config(const char *conf, const char *backend, const char *ctrl, const Node *nodes, size_t n) {

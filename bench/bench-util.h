@@ -47,7 +47,9 @@ Node *bench_make_tree(size_t n, size_t *ret_n);
 void bench_free_tree(Node *nodes, size_t n);
 /* the tree below @scratch with "+@ctrl" in every inner cgroup's subtree_control, and at @scratch */
 void bench_make_cgroups(const char *scratch, const char *ctrl, const Node *nodes, size_t n);
-/* bottom-up rmdir (a cgroup's files go with the directory), then "-@ctrl" at @scratch */
+/* waits (up to 30 s) until no removed cgroup below @scratch is still being freed by the kernel */
+void bench_settle_cgroups(const char *scratch);
+/* bottom-up rmdir (a cgroup's files go with the directory), then "-@ctrl" at @scratch, then settles */
 void bench_remove_cgroups(const char *scratch, const Node *nodes, size_t n, const char *ctrl);
 /* cgbypassd's configuration of the tree */
 void bench_write_config(const char *conf, const char *backend, const char *ctrl, const Node *nodes, size_t n);
