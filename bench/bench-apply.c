@@ -6,8 +6,11 @@
  *
  * On the host's cgroup2 (emulated backend): about N cgroups, fan-out chosen
  * for depth 4, a "+CONTROLLER" subtree_control write in every inner cgroup,
- * in an empty scratch cgroup below the mount. The baseline loop does those
- * mkdirs and writes and nothing else.
+ * in an empty scratch cgroup below the mount. The baseline is bare-apply, a
+ * plain C program that reads the list of cgroups and does those mkdirs and
+ * writes and nothing else: like cgbypassd it is spawned, so both pay an exec.
+ * The same loop run inside this process is timed too, for the "in-proc"
+ * column.
  *
  * With --sim (sim backend): the same configuration, rendered into a plain
  * directory. The baseline is a loop that makes the directory cgbypassd made
@@ -54,6 +57,17 @@ static double self_cpu(void) {
         getrusage(RUSAGE_SELF, &ru);
         return (double) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                (double) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* bare-apply's list: "I PATH" or "L PATH", parents first */
+static void write_list(const char *list, const Node *nodes, size_t n) {
+        FILE *f = fopen(list, "we");
+        if (!f)
+                bench_die(list);
+        for (size_t k = 0; k < n; k++)
+                fprintf(f, "%c %s\n", nodes[k].inner ? 'I' : 'L', nodes[k].path);
+        if (fclose(f) != 0)
+                bench_die(list);
 }
 
 static Timing bare_cgroups(const char *scratch, const char *ctrl, const Node *nodes, size_t n) {
@@ -216,20 +230,24 @@ int main(int argc, char *argv[]) {
 
         printf("bench-apply: %s, %s backend, controller %s, tree depth 4, one subtree_control write per inner "
                "cgroup, %u round(s), medians\n", sim ? scratch : mount, sim ? "sim" : "emulated", ctrl, rounds);
-        printf("%7s %10s %10s %10s %8s %8s %8s %8s %12s\n", "cgroups", "baseline", "apply", "re-apply", "apply/",
-               "re-app/", "cpu", "re-cpu", "cgconfig");
+        printf("%7s %10s %10s %10s %8s %8s %8s %8s %8s %12s\n", "cgroups", "baseline", "apply", "re-apply", "apply/",
+               "re-app/", "cpu", "re-cpu", "in-proc", "cgconfig");
         double cgconf_vs_apply = NAN;
         size_t figs_n[8];
         double figs_apply[8], figs_again[8];
         for (size_t s = 0; s < n_sizes; s++) {
                 size_t n;
                 Node *nodes = bench_make_tree(sizes[s], &n);
-                char conf[4096], state[4096];
+                char conf[4096], state[4096], list[4096];
                 double bw[MAX_ROUNDS], aw[MAX_ROUNDS], rw[MAX_ROUNDS], bc[MAX_ROUNDS], ac[MAX_ROUNDS], rc[MAX_ROUNDS];
+                double iw[MAX_ROUNDS] = {};
 
                 bench_fmt(conf, sizeof(conf), "%s/cgbypassd-%zu.conf", tmp, n);
                 bench_fmt(state, sizeof(state), "%s/state-%zu", tmp, n);
                 bench_write_config(conf, sim ? "sim" : "emulated", ctrl, nodes, n);
+                bench_fmt(list, sizeof(list), "%s/bare-%zu.list", tmp, n);
+                write_list(list, nodes, n);
+                char *bargv[] = { (char *) BARE_APPLY, scratch, (char *) ctrl, list, NULL };
                 char *dargv[] = { (char *) daemon, "--apply-once", "--config", conf, "--config-dir", "/nonexistent",
                                   "--cgroup-root", scratch, "--state-directory", state, NULL };
 
@@ -246,7 +264,9 @@ int main(int argc, char *argv[]) {
                                 b = bare_sim(scratch);
                                 empty_dir(scratch);
                         } else {
-                                b = bare_cgroups(scratch, ctrl, nodes, n);
+                                b = run_command(bargv);
+                                bench_remove_cgroups(scratch, nodes, n, ctrl);
+                                iw[k] = bare_cgroups(scratch, ctrl, nodes, n).wall;
                                 bench_remove_cgroups(scratch, nodes, n, ctrl);
                                 a = run_command(dargv);
                                 r = run_command(dargv);
@@ -276,9 +296,10 @@ int main(int argc, char *argv[]) {
 
                 double base = bench_median(bw, rounds), apply = bench_median(aw, rounds);
                 double again = bench_median(rw, rounds);
-                printf("%7zu %8.3f s %8.3f s %8.3f s %7.2fx %7.2fx %7.2fx %7.2fx %10.3f s\n", n, base, apply, again,
-                       apply / base, again / base, bench_median(ac, rounds) / bench_median(bc, rounds),
-                       bench_median(rc, rounds) / bench_median(bc, rounds), cgc);
+                printf("%7zu %8.3f s %8.3f s %8.3f s %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx %10.3f s\n", n, base, apply,
+                       again, apply / base, again / base, bench_median(ac, rounds) / bench_median(bc, rounds),
+                       bench_median(rc, rounds) / bench_median(bc, rounds), sim ? NAN : apply / bench_median(iw, rounds),
+                       cgc);
                 figs_n[s] = n;
                 figs_apply[s] = apply / base;
                 figs_again[s] = again / base;
@@ -287,7 +308,8 @@ int main(int argc, char *argv[]) {
                 bench_free_tree(nodes, n);
         }
         printf("apply/: cold --apply-once / baseline; re-app/: --apply-once with nothing to change / baseline;\n"
-               "cpu, re-cpu: CPU time (user + system) of the cold apply, of the re-apply / of the baseline\n");
+               "cpu, re-cpu: CPU time (user + system) of the cold apply, of the re-apply / of the baseline\n"
+               "in-proc: cold apply / the baseline's loop run inside bench-apply (no exec)\n");
         for (size_t s = 0; s < n_sizes; s++) {
                 bench_fmt(p, sizeof(p), "%s apply-once / bare loop, %zu cgroups", sim ? "sim" : "cgroup2", figs_n[s]);
                 figure(p, figs_apply[s], "<=", 1.2);
