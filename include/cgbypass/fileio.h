@@ -37,6 +37,8 @@ int file_write_atomic(const char *dir, const char *name, const char *text);
  */
 int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text);
 int file_write_atomic_changed(const char *dir, const char *name, const char *text);
+/* file_write_atomic_changed() with file_replace_at()'s write: no fsync() */
+int file_replace_changed(const char *dir, const char *name, const char *text);
 /*
  * Whether @dir has no @name (a missing @dir has none), for a writer whose file's absence says what the
  * file would: its ".NAME.tmp" goes as a write would remove it. Return: 1 absent, 0 there, -errno.

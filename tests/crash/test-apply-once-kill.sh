@@ -100,6 +100,16 @@ n=$(grep -c 'sim\.state\.journal>' "$work/writes")
 [ "$n" -eq 1 ] && ok "fresh -> a: its one save appends its journal regions in one write" ||
 	not_ok "fresh -> a: $n writes to sim.state.journal, not one"
 
+# Nothing of a fresh apply of a configuration without client changes needs a flush: the sim's state and the
+# applied state describe the hierarchy, which lives in memory (desired.c, state_file_save()).
+reset_to fresh
+ASAN_OPTIONS=$traced_asan strace -f -qq -y -e trace=fsync,fdatasync -o "$work/syncs" \
+	"$daemon" --config "$work/a.conf" --config-dir "$work/none" --backend sim \
+	--cgroup-root "$root" --state-directory "$state" --apply-once >/dev/null 2>&1
+[ -f "$state/applied-state" ] && ! grep -q sync "$work/syncs" &&
+	ok "fresh -> a: the applied state is written and nothing is flushed" ||
+	not_ok "fresh -> a: applied-state missing or flushed" "$(ls -l "$state"; cat "$work/syncs")"
+
 kinds=(mkdirat openat openat2 write fchmod renameat unlinkat fchownat fsync getdents64)
 kills=0
 double=0

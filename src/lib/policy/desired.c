@@ -182,7 +182,10 @@ int state_file_save(const char *dir, const DesiredSet *s) {
         }
         if (strbuf_steal(&b, &text) < 0)
                 return -ENOMEM;
-        return file_write_atomic_changed(dir, STATE_FILE_NAME, text);
+        /* Replaced, not synced: it describes the live hierarchy (for the drift report), which a machine
+         * that loses the page cache loses as well; a process crash loses no written byte. A torn file after
+         * a power loss is ignored with a warning (manager_log_drift()). */
+        return file_replace_changed(dir, STATE_FILE_NAME, text);
 }
 
 int desired_tokens_parse(const char *value, bool allow_minus, CgMask *plus, CgMask *hash, CgMask *minus) {

@@ -90,14 +90,28 @@ int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text)
         return holds(dir_fd, name, text) ? kept(dir_fd, name) : file_write_atomic_at(dir_fd, name, text);
 }
 
-int file_write_atomic_changed(const char *dir, const char *name, const char *text) {
+static int write_changed(const char *dir, const char *name, const char *text, bool durable) {
         _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-        if (dir_fd < 0)
-                return file_write_atomic(dir, name, text);      /* makes the directory */
-        if (!holds(dir_fd, name, text))
-                return file_write_atomic_at(dir_fd, name, text);
-        return kept(dir_fd, name);
+        if (dir_fd < 0) {
+                if (errno != ENOENT)
+                        return -errno;
+                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dir_fd < 0)
+                        return -errno;
+        } else if (holds(dir_fd, name, text))
+                return kept(dir_fd, name);
+        return write_atomic(dir_fd, name, text, durable);
+}
+
+int file_write_atomic_changed(const char *dir, const char *name, const char *text) {
+        return write_changed(dir, name, text, true);
+}
+
+int file_replace_changed(const char *dir, const char *name, const char *text) {
+        return write_changed(dir, name, text, false);
 }
 
 int file_absent_at(int dir_fd, const char *name) {
