@@ -2,6 +2,8 @@
 /* cgbypassd: the one writer of cgroup.subtree_control. */
 #include <getopt.h>
 #include <stdio.h>
+#include <malloc.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "bus-manager.h"
@@ -268,6 +270,36 @@ static void raise_nofile(void) {
         (void) setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/*
+ * A one-shot run builds the configuration, the plan and the backend's
+ * models of the whole tree (about 850 bytes a cgroup at its peak) and
+ * exits. Backing that heap with transparent huge pages, as the
+ * glibc.malloc.hugetlb=1 tunable would, takes it from one page fault per
+ * 4 KiB to one per 2 MiB; on this kind of virtual machine a fault costs
+ * 8 us and the TLB misses more (bench/README.md: a 10,000-cgroup apply
+ * took 12 % less). The heap grows once, by M_TOP_PAD, to a 2 MiB boundary
+ * the allocations then start at; the gap below it is allocated and never
+ * touched, so it costs address space only. Large blocks stay in the heap
+ * too. The service keeps the default heap: its resident size is what an
+ * administrator watches. Under ASan, malloc() is not glibc's.
+ */
+static void *heap_gap; /* kept, not leaked */
+
+static void batch_heap(void) {
+#ifndef __SANITIZE_ADDRESS__
+        const size_t pad = (size_t) 64 << 20, huge = (size_t) 2 << 20;
+
+        if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TOP_PAD, (int) pad) != 1)
+                return;
+        uintptr_t brk0 = (uintptr_t) sbrk(0), start = (brk0 + huge - 1) & ~(huge - 1);
+        /* the heap's free top and the gap to the boundary, less the next chunk's header */
+        heap_gap = malloc(mallinfo2().keepcost + (start - brk0) - 2 * sizeof(size_t));
+        uintptr_t end = (uintptr_t) sbrk(0) & ~(huge - 1);
+        if (heap_gap && end > start)
+                (void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
+
 int main(int argc, char *argv[]) {
         ManagerOptions o = { .bus = "system" };
         Mode mode = MODE_SERVICE;
@@ -279,6 +311,8 @@ int main(int argc, char *argv[]) {
                 return r < 0 ? 2 : 0;
 
         raise_nofile();
+        if (mode != MODE_SERVICE)
+                batch_heap();
         if (mode == MODE_SERVICE)
                 return run_service(&o) < 0 ? 1 : 0;
         return run_offline(mode, &o);
