@@ -283,10 +283,9 @@ static void raise_nofile(void) {
  * too. The service keeps the default heap: its resident size is what an
  * administrator watches. Under ASan, malloc() is not glibc's.
  */
-static void *heap_gap; /* kept, not leaked */
-
 static void batch_heap(void) {
 #ifndef __SANITIZE_ADDRESS__
+        static void *heap_gap; /* kept, not leaked */
         const size_t pad = (size_t) 64 << 20, huge = (size_t) 2 << 20;
 
         if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TOP_PAD, (int) pad) != 1)
