@@ -291,8 +291,10 @@ static void batch_heap(void) {
         if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TOP_PAD, (int) pad) != 1)
                 return;
         uintptr_t brk0 = (uintptr_t) sbrk(0), start = (brk0 + huge - 1) & ~(huge - 1);
-        /* the heap's free top and the gap to the boundary, less the next chunk's header */
-        heap_gap = malloc(mallinfo2().keepcost + (start - brk0) - 2 * sizeof(size_t));
+        /* The heap's free top and the gap, less 16 bytes: the free top's header then lies just below the
+         * boundary. Written above it, before the advice, it would have the first huge page's range mapped
+         * by 4 KiB pages for good (malloc(N) takes a chunk of N + 8 rounded up to 16). */
+        heap_gap = malloc(mallinfo2().keepcost + (start - brk0) - 3 * sizeof(size_t));
         uintptr_t end = (uintptr_t) sbrk(0) & ~(huge - 1);
         if (heap_gap && end > start)
                 (void) madvise((void *) start, end - start, MADV_HUGEPAGE);
