@@ -186,7 +186,7 @@ int kernel_scan(int root_fd, const char *root, KernelScan *ret, char **reterr_ms
 
 /*
  * Levels of at least @min_cgroups cgroups are read by up to @threads threads
- * (default 4, at most the CPUs we may run on, from 256 cgroups): for tests.
+ * (default 4, at most the CPUs we may run on, from 32 cgroups): for tests.
  */
 void kernel_scan_set_parallel(unsigned threads, size_t min_cgroups);
 
