@@ -109,6 +109,8 @@ say "#   source: $(git -C "$src" describe --always --dirty 2>/dev/null || echo '
 # ---- the private bus, polkitd, one owner ----
 # shellcheck source=tests/bus/bus-env.sh
 . "$src/tests/bus/bus-env.sh"
+# shellcheck source=bench/request-conf.sh
+. "$src/bench/request-conf.sh"
 bus_env_init "$src" "$daemon"
 [ -x /usr/lib/polkit-1/polkitd ] || [ -x /usr/libexec/polkitd ] || bus_env_skip "polkitd is not installed"
 D=$BUS_ENV_DIR
@@ -260,20 +262,6 @@ note() { TABLE+=("$*"); }
 
 # gen_conf N FILE: [cgroup] sections for / and /b, then N/100 groups /b/gG (#cpu +memory) of
 # 99 children each, every other one re-enabling cpu: N + 2 sections
-# srv_alice_conf FILE: appends the managed /srv and alice's delegation of $X below it
-srv_alice_conf() {
-	cat >>"$1" <<-CONF
-	[cgroup]
-	path = /srv
-	subtree-control = +cpu +memory
-
-	[delegate]
-	path = /srv/alice
-	user = $alice
-	controllers = $X
-	CONF
-}
-
 # med_latencies: prints both sides' runs (RES_A, RES_B); their medians of p50 and p99 into b50 d50 b99 d99
 med_latencies() {
 	printf '#   baseline: %s\n' "${RES_A[@]}"
@@ -303,16 +291,7 @@ if has_part request; then
 	say "# 1. request path: setting up (sim on tmpfs, $CLIENTS delegated cgroups of one owner, state on $STATE_ON)"
 	sim=$FS/sim1
 	base=$FS/base1
-	cat >"$D/c1.conf" <<-CONF
-	[daemon]
-	backend = sim
-
-	[cgroup]
-	path = /
-	subtree-control = +cpu +io +memory
-
-	CONF
-	srv_alice_conf "$D/c1.conf"
+	request_conf "$D/c1.conf" "$alice" "$X"
 	bus_env_start_daemon --config "$D/c1.conf" --config-dir "$D/none" --cgroup-root "$sim" \
 		--state-directory "$(state_dir 1)" || die "cgbypassd did not start"
 	# the owner bypasses X for its children, makes them, and the daemon adopts them
@@ -392,7 +371,7 @@ fi
 scale_run() {
 	local n=$1 tag=$2 out
 	gen_conf "$n" "$D/cs-$tag.conf"
-	srv_alice_conf "$D/cs-$tag.conf"
+	srv_alice_conf "$D/cs-$tag.conf" "$alice" "$X"
 	# bus_env_start_daemon waits 30 s; the sim makes 100,002 cgroups' files first, which takes longer here
 	"$BUS_ENV_CGBYPASSD" --bus system --config "$D/cs-$tag.conf" --config-dir "$D/none" \
 		--cgroup-root "$SCALE_FS/sim-scale-$tag" --state-directory "$(state_dir "scale-$tag")" \

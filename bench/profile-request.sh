@@ -39,6 +39,8 @@ out=$(realpath "$out")
 . "$src/tests/bus/bus-env.sh"
 # shellcheck source=tests/tap.sh
 . "$src/tests/tap.sh"
+# shellcheck source=bench/request-conf.sh
+. "$src/bench/request-conf.sh"
 bus_env_init "$src" "$daemon"
 D=$BUS_ENV_DIR
 mkdir -p "$D/rules" "$D/fs" /etc/polkit-1/rules.d
@@ -53,23 +55,7 @@ bus_env_add_user alice || die "useradd failed"
 bus_env_allow_owner profile "$alice" || die "cannot add the polkit rule"
 bus_env_start_polkit || die "polkitd did not start"
 
-cat >"$D/c1.conf" <<-CONF
-[daemon]
-backend = sim
-
-[cgroup]
-path = /
-subtree-control = +cpu +io +memory
-
-[cgroup]
-path = /srv
-subtree-control = +cpu +memory
-
-[delegate]
-path = /srv/alice
-user = $alice
-controllers = cpu
-CONF
+request_conf "$D/c1.conf" "$alice" cpu
 sim=$D/fs/sim1
 mkdir -p "$D/none"
 case $mode in
