@@ -90,19 +90,24 @@ int file_write_atomic_changed_at(int dir_fd, const char *name, const char *text)
         return holds(dir_fd, name, text) ? kept(dir_fd, name) : file_write_atomic_at(dir_fd, name, text);
 }
 
+/* @dir, made (0755) if missing, opened: its fd or -errno */
+static int open_dir_made(const char *dir) {
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
 static int write_changed(const char *dir, const char *name, const char *text, bool durable) {
         _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-        if (dir_fd < 0) {
-                if (errno != ENOENT)
-                        return -errno;
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (dir_fd < 0)
-                        return -errno;
-        } else if (holds(dir_fd, name, text))
+        if (dir_fd >= 0 && holds(dir_fd, name, text))
                 return kept(dir_fd, name);
+        if (dir_fd < 0) {
+                dir_fd = open_dir_made(dir);
+                if (dir_fd < 0)
+                        return dir_fd;
+        }
         return write_atomic(dir_fd, name, text, durable);
 }
 
@@ -132,13 +137,10 @@ int file_absent(const char *dir, const char *name) {
 }
 
 int file_write_atomic(const char *dir, const char *name, const char *text) {
-        _cleanup_close_ int dir_fd = -1;
+        _cleanup_close_ int dir_fd = open_dir_made(dir);
 
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir_fd < 0)
-                return -errno;
+                return dir_fd;
         return file_write_atomic_at(dir_fd, name, text);
 }
 
