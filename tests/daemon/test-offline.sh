@@ -162,7 +162,7 @@ out=$(run "$data/doc-example.conf" --apply-once 2>&1)
 # malloc only: an ASan build has its own.
 if ! command -v strace >/dev/null || ! strace -f -qq -o /dev/null true 2>/dev/null; then
 	ok "huge-page heap # SKIP strace cannot run here"
-elif ldd "$daemon" | grep -q libasan; then
+elif grep -q libasan <<<"$(ldd "$daemon")"; then
 	ok "huge-page heap # SKIP an ASan build does not use glibc malloc"
 else
 	strace -qq -e trace=madvise -o "$work/madvise" "$daemon" --config "$data/doc-example.conf" \
