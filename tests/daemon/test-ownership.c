@@ -2,8 +2,8 @@
 /*
  * ownership.c after a request inside a delegation (sim, as root): the files
  * the request's writes made appear are the owner's; only those are looked
- * at; a cgroup whose last pass failed is looked at whole by the next request
- * there. Needs root (chown); skips without.
+ * at; a cgroup whose pass failed (a planted hard link) is remembered and
+ * looked at whole by the next request there. Needs root (chown); skips without.
  */
 #include <check.h>
 #include <ftw.h>
@@ -110,6 +110,29 @@ START_TEST(test_retry_whole) {
 }
 END_TEST
 
+START_TEST(test_failed_pass_remembered) {
+        _cleanup_free_ char *type = at("root/srv/alice/c0/cgroup.type"), *planted = at("planted");
+
+        ck_assert_int_eq(request(CHANGE_BYPASS, "/srv/alice/c0", "cpu"), 0);
+        ck_assert_ptr_null(m->owner_retry);
+        /* a second link to one of c0's files: the whole pass of c0 that a write at the root makes refuses it */
+        ck_assert_int_eq(link(type, planted), 0);
+        ck_assert_int_eq(request(CHANGE_SUBTREE, "/srv/alice", "+cpu"), 0);
+        ck_assert_ptr_nonnull(m->owner_retry);
+        ck_assert_str_eq(m->owner_retry[0], "/srv/alice/c0");
+        ck_assert_ptr_null(m->owner_retry[1]);
+        /* all or nothing: the files that appeared stay root's */
+        ck_assert_uint_eq(uid_of("root/srv/alice/c0/cpu.weight"), 0);
+
+        /* the link gone, the next request there passes c0 whole, and forgets it */
+        ck_assert_int_eq(unlink(planted), 0);
+        ck_assert_int_eq(request(CHANGE_SUBTREE, "/srv/alice/c0", "+cpu"), 0);
+        ck_assert_uint_eq(uid_of("root/srv/alice/c0/cpu.weight"), OWNER);
+        ck_assert_uint_eq(uid_of("root/srv/alice/c0/cpu.max"), OWNER);
+        ck_assert_ptr_null(m->owner_retry[0]);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("ownership");
 
@@ -117,6 +140,7 @@ int main(void) {
                 printf("1..0 # SKIP changing owners needs root\n");
                 return 0;
         }
-        CHECK_TCASE(s, "ownership", setup, teardown, { test_appeared_only }, { test_retry_whole });
+        CHECK_TCASE(s, "ownership", setup, teardown, { test_appeared_only }, { test_retry_whole },
+                    { test_failed_pass_remembered });
         return check_run(s);
 }
