@@ -543,10 +543,22 @@ static int open_entry(int dfd, const char *name) {
         return fd < 0 ? -errno : fd;
 }
 
+/* One close_range() for each run of consecutive fds: the O_PATH opens of a pass are usually one run. */
 static void close_fds(int *fds, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (fds[i] >= 0)
-                        (void) close(fds[i]);
+        for (size_t i = 0; i < n;) {
+                size_t j = i + 1;
+
+                if (fds[i] < 0) {
+                        i++;
+                        continue;
+                }
+                while (j < n && fds[j] == fds[j - 1] + 1)
+                        j++;
+                if (j - i == 1 || close_range((unsigned) fds[i], (unsigned) fds[j - 1], 0) < 0)
+                        for (size_t k = i; k < j; k++)
+                                (void) close(fds[k]);
+                i = j;
+        }
         free(fds);
 }
 
