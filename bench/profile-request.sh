@@ -18,6 +18,8 @@
 #   callgrind: OUTDIR/callgrind.out.loop (callgrind_annotate it), Ir/call printed
 #   strace:    OUTDIR/strace-c.txt, syscalls/call printed
 #   trace:     OUTDIR/strace.txt, every system call of the loop
+# CGB_PROFILE_CLIENTS=K: K clients, each on its own cgroup (bench-bus's part
+# 1b), CALLS calls each; the default is one client on c0.
 set -uo pipefail
 
 src=$(realpath "${1:?source dir}")
@@ -79,9 +81,10 @@ call SetSubtreeControl ss /srv/alice "#cpu" || die "SetSubtreeControl failed"
 for i in $(seq 0 31); do bus_env_as "$alice" mkdir "$sim/srv/alice/c$i" || die "mkdir"; done
 busctl --system call org.cgbypass1 /org/cgbypass1 org.cgbypass1.Manager GetEffectiveTree s cpu >/dev/null ||
 	die "GetEffectiveTree failed"
+CLIENTS=${CGB_PROFILE_CLIENTS:-1}
 run() {
 	bus_env_as "$alice" "$client" run --dest org.cgbypass1 --method change --arg cpu --cgroup-fmt '/srv/alice/c%u' \
-		--warmup 0 --iterations "$1"
+		--warmup 0 --iterations "$1" --clients "$CLIENTS"
 }
 run 50 >/dev/null || die "warm-up failed"
 # under_strace ARGS...: the loop with strace ARGS attached to the daemon for it alone
@@ -105,12 +108,12 @@ callgrind)
 	mv "$f" "$out/callgrind.out.loop"
 	ir=$(callgrind_annotate "$out/callgrind.out.loop" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
 	say "$res"
-	say "calls=$CALLS Ir=$ir Ir_per_call=$((ir / CALLS))"
+	say "calls=$((CALLS * CLIENTS)) Ir=$ir Ir_per_call=$((ir / CALLS / CLIENTS))"
 	;;
 strace)
 	under_strace -c -o "$out/strace-c.txt"
 	n=$(awk '$NF == "total" { print $4 }' "$out/strace-c.txt")
-	say "calls=$CALLS syscalls=$n per_call=$(awk -v n="$n" -v c="$CALLS" 'BEGIN { printf "%.1f", n / c }')"
+	say "calls=$((CALLS * CLIENTS)) syscalls=$n per_call=$(awk -v n="$n" -v c="$((CALLS * CLIENTS))" 'BEGIN { printf "%.1f", n / c }')"
 	;;
 trace)
 	under_strace -s 80 -o "$out/strace.txt"
