@@ -18,6 +18,10 @@
 #   callgrind: OUTDIR/callgrind.out.loop (callgrind_annotate it), Ir/call printed
 #   strace:    OUTDIR/strace-c.txt, syscalls/call printed
 #   trace:     OUTDIR/strace.txt, every system call of the loop
+#   perf:      OUTDIR/perf.data, the daemon's cpu-clock samples during the loop (kernel
+#              symbols are reliable here; user ones less so in a VM without counters)
+#   cpu:       the daemon's user and system CPU time per call (/proc/PID/stat; a timing
+#              figure: run it on a quiet machine)
 # CGB_PROFILE_CLIENTS=K: K clients, each on its own cgroup (bench-bus's part
 # 1b), CALLS calls each; the default is one client on c0.
 set -uo pipefail
@@ -67,8 +71,8 @@ callgrind)
 	exec valgrind --tool=callgrind --callgrind-out-file=$out/callgrind.out.%p --vgdb=yes $daemon "\$@"
 	SH
 	;;
-strace | trace) printf '#!/bin/sh\nexec %s "$@"\n' "$daemon" >"$D/daemon" ;;
-*) die "mode: callgrind, strace or trace" ;;
+strace | trace | cpu | perf) printf '#!/bin/sh\nexec %s "$@"\n' "$daemon" >"$D/daemon" ;;
+*) die "mode: callgrind, strace, trace, perf or cpu" ;;
 esac
 chmod +x "$D/daemon"
 BUS_ENV_CGBYPASSD=$D/daemon
@@ -117,6 +121,26 @@ strace)
 	;;
 trace)
 	under_strace -s 80 -o "$out/strace.txt"
+	;;
+perf)
+	perf record -q -e cpu-clock -g -o "$out/perf.data" -p "$BUS_ENV_DAEMON_PID" &
+	ppid=$!
+	sleep 1
+	res=$(run "$CALLS") || die "the loop failed"
+	kill -INT "$ppid"
+	wait "$ppid"
+	say "$res"
+	;;
+cpu)
+	# fields 14 and 15 of /proc/PID/stat (the name in field 2 has no spaces here), in clock ticks
+	ticks() { awk '{ print $14, $15 }' "/proc/$BUS_ENV_DAEMON_PID/stat"; }
+	read -r u0 s0 < <(ticks)
+	res=$(run "$CALLS") || die "the loop failed"
+	read -r u1 s1 < <(ticks)
+	hz=$(getconf CLK_TCK)
+	n=$((CALLS * CLIENTS))
+	say "$res"
+	say "calls=$n user_us_per_call=$(((u1 - u0) * 1000000 / hz / n)) sys_us_per_call=$(((s1 - s0) * 1000000 / hz / n))"
 	;;
 esac
 bus_env_stop_daemon
