@@ -231,6 +231,20 @@ int backend_chown_all(Backend *b, const char *path, uid_t uid, gid_t gid);
 int backend_chown_to_dir_owner(Backend *b, const char *path, char *const *files, size_t *ret_changed);
 
 /**
+ * backend_set_writes_by_dir_owner() - writes as if each directory's owner made them
+ *
+ * The kernel gives a file that a write makes appear the writer's fsuid and
+ * fsgid (cgroup_kn_set_ugid()). With @on, the sim makes each such file the
+ * owner's of its directory as it creates it (fchown(2) of the new file's fd)
+ * instead of root's: a request strictly inside a delegation then needs no
+ * backend_chown_to_dir_owner() after its writes, which would look up and vet
+ * each file by name. Rewritten files keep their owners either way.
+ * Return: 0; -EOPNOTSUPP (native, emulated: the kernel makes the files);
+ * -EPERM (a sim not run as root). Turning it off always succeeds.
+ */
+int backend_set_writes_by_dir_owner(Backend *b, bool on);
+
+/**
  * backend_save() - persist what the backend keeps outside the kernel
  *
  * Atomically (temporary file, fsync, rename); sim: the whole model, emulated:

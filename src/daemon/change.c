@@ -244,7 +244,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         ApplyFailure f = {};
         Reason reason = REASON_NONE;
         const DelegateSpec *d;
-        bool had, changed = false, hand_over;
+        bool had, changed = false, hand_over, as_owner;
         Controller which;
         Snapshot before_signals;
         Cgroup *c;
@@ -289,10 +289,14 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         /* inside a delegation, only files that appear need an owner; at its root, hand_over() checks the root's too */
         d = config_find_delegation(m->config, req->cgroup);
         hand_over = p->n_ops > 0 && (plan_may_add_files(p) || !d || streq(d->path, req->cgroup));
-        if (hand_over)
+        /* (the sim makes them the owner's as it writes them: nothing to hand over after) */
+        as_owner = hand_over && ownership_writes_as_owner(m, req->cgroup);
+        if (hand_over && !as_owner)
                 (void) ownership_before(m, req->cgroup, &owned);
 
         r = plan_apply(p, m->backend, &f);
+        if (as_owner)
+                ownership_writes_done(m);
         if (r < 0) {
                 const PlanOp *op = &p->ops[f.index];
                 _cleanup_free_ char *path = NULL;
@@ -319,7 +323,7 @@ int manager_change(Manager *m, const ChangeRequest *req, bool admin, uid_t uid, 
         changed = false;        /* the commit owns the way back now */
         TAKE_PTR(p);
         /* files the writes made appear below a delegation root are the owner's */
-        if (hand_over)
+        if (hand_over && !as_owner)
                 (void) ownership_sync(m, req->cgroup, &owned);
         /* the inotify events of the sim's own files, read here: else a loop iteration of their own before the commit */
         if (backend_get_type(m->backend) == BACKEND_SIM)

@@ -155,6 +155,19 @@ static const DelegateSpec *inside(Manager *m, const char *scope) {
         return in && !streq(in->path, scope) ? in : NULL;
 }
 
+bool ownership_writes_as_owner(Manager *m, const char *scope) {
+        const DelegateSpec *in = inside(m, scope);
+
+        /* a failed pass's cgroup gets its whole pass from ownership_sync() */
+        if (!in || (m->owner_retry && m->owner_retry[0]) || !find(m, in->path))
+                return false;
+        return backend_set_writes_by_dir_owner(m->backend, true) >= 0;
+}
+
+void ownership_writes_done(Manager *m) {
+        (void) backend_set_writes_by_dir_owner(m->backend, false);
+}
+
 int ownership_before(Manager *m, const char *scope, OwnershipBefore *ret) {
         const DelegateSpec *in = inside(m, scope);
         Cgroup *top = in ? find(m, scope) : NULL;

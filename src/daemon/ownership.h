@@ -24,6 +24,19 @@ typedef struct OwnershipBefore {
 } OwnershipBefore;
 
 /**
+ * ownership_writes_as_owner() - a request's writes at @scope made as the owner would
+ *
+ * For a @scope strictly inside a delegation, where every file its writes
+ * make appear is the owner's: asks the backend to create those files as the
+ * owner of their directory (the sim can, as root; the kernel makes them as
+ * root), so that no ownership_before() and ownership_sync() are needed. Not
+ * while a cgroup waits for a whole pass after a failed one. Return: true
+ * when the backend will; then call ownership_writes_done() after the writes.
+ */
+bool ownership_writes_as_owner(Manager *m, const char *scope);
+void ownership_writes_done(Manager *m);
+
+/**
  * ownership_before() - what @scope's subtree holds before a request's writes
  *
  * Taken only for a @scope strictly inside a delegation, where

@@ -807,6 +807,41 @@ START_TEST(test_owner_kept) {
 }
 END_TEST
 
+/* Writes as each directory's owner: new files are its owner's at once; rewritten ones keep theirs; off again, root's */
+START_TEST(test_writes_by_dir_owner) {
+        _cleanup_(backend_freep) Backend *b = open_sim();
+        _cleanup_strv_free_ char **files = NULL;
+        Cgroup *c;
+
+        if (geteuid() != 0) {
+                ck_assert_int_eq(backend_set_writes_by_dir_owner(b, true), -EPERM);
+                return;
+        }
+        ok(backend_mkdir(b, "A", NULL));
+        ok(backend_mkdir(b, "A/a", NULL));
+        ok(hierarchy_lookup(backend_get_model(b), "A/a", &c));
+        ok(cgroup_list_files(backend_get_model(b), c, &files));
+        ok(backend_chown(b, "A/a", 4242, 4243, files));
+
+        ok(backend_set_writes_by_dir_owner(b, true));
+        ok(backend_write(b, ".", "cgroup.subtree_control", "+memory", NULL));
+        ok(backend_write(b, "A", "cgroup.subtree_control", "+memory", NULL));
+        ok(backend_set_writes_by_dir_owner(b, false));
+        ck_assert_uint_eq(owner_of("A/a/memory.max"), 4242);
+        _cleanup_free_ char *p = test_strdupf("%s/A/a/memory.max", root);
+        struct stat st;
+        ck_assert_int_eq(lstat(p, &st), 0);
+        ck_assert_uint_eq(st.st_gid, 4243);
+        ck_assert_uint_eq(owner_of("A/a/cgroup.controllers"), 4242);  /* rewritten */
+        ck_assert_uint_eq(owner_of("A/memory.max"), 0);                /* a root's directory */
+        test_check_sim_dir(b);
+
+        ok(backend_write(b, "A", "cgroup.subtree_control", "-memory", NULL));
+        ok(backend_write(b, "A", "cgroup.subtree_control", "+memory", NULL));
+        ck_assert_uint_eq(owner_of("A/a/memory.max"), 0);
+}
+END_TEST
+
 /* A refresh after the sim root went away says so. */
 START_TEST(test_refresh_root_deleted) {
         _cleanup_(backend_freep) Backend *b = open_sim();
@@ -924,6 +959,7 @@ int main(void) {
                 { test_atomic_save }, { test_unsafe_paths }, { test_chown }, { test_fault_hook }, { test_read },
                 { test_expected_user }, { test_fifo_never_blocks }, { test_fifo_swap_during_refresh },
                 { test_tmp_name_owner_directory }, { test_foreign_entries_left_alone }, { test_owner_kept },
+                { test_writes_by_dir_owner },
                 { test_owner_directory_left_alone }, { test_refresh_root_deleted }, { test_journal }, { test_journal_one_region },
                 { test_random_sequences, 4 });
 

@@ -21,6 +21,8 @@ typedef struct BackendVTable {
         int (*write)(Backend *b, const char *path, const char *file, const char *value, Reason *reterr_reason);
         int (*read)(Backend *b, const char *path, const char *file, char **ret);
         int (*chown)(Backend *b, const char *path, uid_t uid, gid_t gid, char *const *files);
+        /* sim only (the kernel makes its files as the writer it sees) */
+        int (*set_writes_by_dir_owner)(Backend *b, bool on);
         int (*save)(Backend *b);
         /* native, emulated: the model of what the kernel shows (stock rules for emulated) */
         const Hierarchy *(*kernel_view)(Backend *b);

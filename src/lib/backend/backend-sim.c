@@ -37,6 +37,7 @@ typedef struct Sim {
         size_t n_dirty;
         bool all;               /* a whole save is due (fresh, or the list could not grow) */
         size_t state_bytes, journal_bytes;
+        bool writes_by_dir_owner;       /* backend_set_writes_by_dir_owner() */
 } Sim;
 
 static Sim *sim(Backend *b) {
@@ -234,8 +235,9 @@ static int sim_dir_unlink(Backend *b, SimDir *d, const char *file) {
 }
 
 static int sim_dir_put(Backend *b, SimDir *d, const RFile *f, bool existing) {
+        unsigned flags = (existing ? CGFS_PUT_EXISTING : 0) | (sim(b)->writes_by_dir_owner ? CGFS_PUT_DIR_OWNER : 0);
         int r = cgfs_name_is_valid(f->name) ? sim_dir_open(b, d) : -EINVAL;
-        return r < 0 ? r : cgfs_put_file_at(d->fd, &d->st, f->name, f->content, f->mode, existing);
+        return r < 0 ? r : cgfs_put_file_at(d->fd, &d->st, f->name, f->content, f->mode, flags);
 }
 
 /* Make directory @path hold @new's files where it held @old's (NULL: nothing). */
@@ -949,6 +951,13 @@ static int sim_chown(Backend *b, const char *path, uid_t uid, gid_t gid, char *c
         return cgfs_chown(b->root_fd, path, files, uid, gid);
 }
 
+static int sim_set_writes_by_dir_owner(Backend *b, bool on) {
+        if (on && !cgfs_running_as_root())
+                return -EPERM;
+        sim(b)->writes_by_dir_owner = on;
+        return 0;
+}
+
 const BackendVTable backend_sim_vtable = {
         .open = sim_open,
         .done = sim_done,
@@ -958,5 +967,6 @@ const BackendVTable backend_sim_vtable = {
         .write = sim_write,
         .read = sim_read,
         .chown = sim_chown,
+        .set_writes_by_dir_owner = sim_set_writes_by_dir_owner,
         .save = sim_save,
 };

@@ -492,6 +492,12 @@ int backend_chown_to_dir_owner(Backend *b, const char *path, char *const *files,
         return r < 0 ? r : cgfs_chown_to_dir_owner(b->root_fd, path, files, ret_changed);
 }
 
+int backend_set_writes_by_dir_owner(Backend *b, bool on) {
+        if (!b->vtable->set_writes_by_dir_owner)
+                return on ? -EOPNOTSUPP : 0;
+        return b->vtable->set_writes_by_dir_owner(b, on);
+}
+
 int backend_save(Backend *b) {
         if (b->read_only)
                 return -EROFS;

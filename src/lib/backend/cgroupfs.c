@@ -895,22 +895,22 @@ bool cgfs_running_as_root(void) {
 }
 
 int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode,
-                     bool existing) {
+                     unsigned flags) {
         _cleanup_close_ int fd = -1;
         char tmp[CGFS_TMP_NAME_MAX];
         struct stat old;
         bool replace = false;
         /* kernfs: a new file is the writer's (cgroup_kn_set_ugid(): its fsuid), a rewritten one keeps
-         * its owner; below a delegation root the daemon gives the files to the owner (ownership.c).
-         * Only root changes owners (a sim run by a user owns what it makes, and never could keep
-         * another's owner); a new file is ours already, so only a replaced one asks who we are. */
-        bool chown_to_old = false;
+         * its owner; below a delegation root the daemon gives the files to the owner (ownership.c), or
+         * has them made as its (CGFS_PUT_DIR_OWNER). Only root changes owners (a sim run by a user owns
+         * what it makes, and never could keep another's owner). */
+        bool chown_to_old = false, chown_to_dir = false;
         int r;
 
         if (!cgfs_name_is_valid(file))
                 return -EINVAL;
         /* a rewrite looks first, sparing the create that would fail; a file gone meanwhile is made anew */
-        if (existing) {
+        if (flags & CGFS_PUT_EXISTING) {
                 if (fstatat(dfd, file, &old, AT_SYMLINK_NOFOLLOW) >= 0)
                         replace = true;
                 else if (errno != ENOENT)
@@ -926,7 +926,10 @@ int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const
                         replace = true;
                         if (fstatat(dfd, file, &old, AT_SYMLINK_NOFOLLOW) < 0)
                                 return -errno;
-                }
+                } else
+                        /* by the fd of the file just made: no name to vet, no window for a planted link */
+                        chown_to_dir = (flags & CGFS_PUT_DIR_OWNER) && cgfs_running_as_root() &&
+                                       (st_dir->st_uid != 0 || st_dir->st_gid != getegid());
         }
         if (replace) {
                 /* only a regular file of one link has an owner worth keeping: a hard link renamed
@@ -944,6 +947,8 @@ int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const
          * fchown() to drop. */
         if (r >= 0 && chown_to_old && fchown(fd, old.st_uid, old.st_gid) < 0)
                 r = -errno;     /* (after the fchmod: that of another's file needs CAP_FOWNER, which the unit lacks) */
+        if (r >= 0 && chown_to_dir && fchown(fd, st_dir->st_uid, st_dir->st_gid) < 0)
+                r = -errno;
         if (r >= 0 && replace && renameat(dfd, tmp, dfd, file) < 0)
                 r = -errno;
         if (r < 0)
@@ -961,7 +966,7 @@ int cgfs_put_file(int root_fd, const char *path, const char *file, const char *c
                 return r;
         if (fstat(dfd, &st_dir) < 0)
                 return -errno;
-        return cgfs_put_file_at(dfd, &st_dir, file, content, mode, false);
+        return cgfs_put_file_at(dfd, &st_dir, file, content, mode, 0);
 }
 
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret) {

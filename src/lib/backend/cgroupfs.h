@@ -155,13 +155,19 @@ int cgfs_list_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
  * writer's; ownership.c gives the files below a delegation root to its owner.
  */
 int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode);
+/* cgfs_put_file_at()'s @flags */
+enum {
+        /* the caller expects FILE there (a rewrite); a hint only, either way is right */
+        CGFS_PUT_EXISTING = 1 << 0,
+        /* a new file is the directory owner's, as kernfs makes it for a write by them (as root) */
+        CGFS_PUT_DIR_OWNER = 1 << 1,
+};
 /*
  * The same in a directory opened once for several files: @dfd from
- * cgfs_open_dir() (O_PATH is enough), @st_dir its fstat(2). @existing: the
- * caller expects FILE there (a rewrite); a hint only, either way is right.
+ * cgfs_open_dir() (O_PATH is enough), @st_dir its fstat(2).
  */
 int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode,
-                     bool existing);
+                     unsigned flags);
 
 /* sim only: lstat(2) of PATH/FILE. */
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret);
