@@ -19,6 +19,31 @@ bool cgroup_path_is_at_or_below(const char *path, const char *top) {
         return cgpath_is_at_or_below(path, top);
 }
 
+/* Component order: '/' sorts before every other byte, so that a subtree is one run of the index. */
+static int path_cmp(const char *a, const char *b) {
+        for (;; a++, b++) {
+                int x = *a == '/' ? 1 : (unsigned char) *a, y = *b == '/' ? 1 : (unsigned char) *b;
+
+                if (x != y || x == 0)
+                        return x - y;
+        }
+}
+
+/* The first entry of @c not before @path (c->n if none): the entries are kept in path_cmp() order. */
+static size_t lower_bound(const ClientChanges *c, const char *path) {
+        size_t lo = 0, hi = c->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (path_cmp(c->items[mid].path, path) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
 void client_changes_done(ClientChanges *c) {
         for (size_t i = 0; i < c->n; i++)
                 free(c->items[i].path);
@@ -45,10 +70,8 @@ int client_changes_copy(const ClientChanges *c, ClientChanges *ret) {
 }
 
 ClientChange *client_changes_find(const ClientChanges *c, const char *path) {
-        for (size_t i = 0; i < c->n; i++)
-                if (streq(c->items[i].path, path))
-                        return &c->items[i];
-        return NULL;
+        size_t i = lower_bound(c, path);
+        return i < c->n && streq(c->items[i].path, path) ? &c->items[i] : NULL;
 }
 
 void client_changes_remove(ClientChanges *c, size_t index) {
@@ -61,15 +84,24 @@ CgMask client_change_mask(const ClientChange *ch) {
         return ch->sc_enable | ch->sc_bypass | ch->sc_disable | ch->ctl_enable | ch->ctl_bypass;
 }
 
+/* A new entry for @path, in its place (a file written in order loads by appends) */
 static ClientChange *client_changes_add(ClientChanges *c, const char *path) {
-        ClientChange *n = reallocarray(c->items, c->n + 1, sizeof(ClientChange));
-        if (!n)
+        size_t i = lower_bound(c, path);
+        char *copy = strdup(path);
+        ClientChange *n;
+
+        if (!copy)
                 return NULL;
+        n = reallocarray(c->items, c->n + 1, sizeof(ClientChange));
+        if (!n) {
+                free(copy);
+                return NULL;
+        }
         c->items = n;
-        n[c->n] = (ClientChange) { .path = strdup(path), .owner = (uid_t) -1 };
-        if (!n[c->n].path)
-                return NULL;
-        return &n[c->n++];
+        memmove(&n[i + 1], &n[i], (c->n - i) * sizeof(ClientChange));
+        n[i] = (ClientChange) { .path = copy, .owner = (uid_t) -1 };
+        c->n++;
+        return &n[i];
 }
 
 int client_changes_set(ClientChanges *c, const char *path, bool subtree, const ControllerChange *ch,
@@ -156,33 +188,62 @@ static void overlay(DesiredCgroup *d, const ClientChange *x, Origin origin) {
         }
 }
 
+static int item_cmp(const void *a, const void *b, void *items) {
+        const DesiredCgroup *v = items;
+        size_t x = *(const size_t *) a, y = *(const size_t *) b;
+        int r = path_cmp(v[x].path, v[y].path);
+
+        return r ?: (x > y) - (x < y);
+}
+
+/* The last of @items[@order[0..n)] (sorted by item_cmp()) whose path is @path, or NULL. */
+static DesiredCgroup *item_find(DesiredCgroup *items, const size_t *order, size_t n, const char *path) {
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (path_cmp(items[order[mid]].path, path) <= 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo > 0 && streq(items[order[lo - 1]].path, path) ? &items[order[lo - 1]] : NULL;
+}
+
 int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const Hierarchy *h, const char *below,
                          DesiredSet *ret, size_t **ret_gone, size_t *ret_n_gone) {
-        _cleanup_free_ size_t *gone = NULL;
+        _cleanup_free_ size_t *gone = NULL, *order = NULL;
         DesiredSet s = {};
-        size_t n_gone = 0;
+        size_t n_gone = 0, n_config;
 
         s.items = calloc(config->n + c->n + 1, sizeof(DesiredCgroup));
         gone = calloc(c->n + 1, sizeof(size_t));
-        if (!s.items || !gone) {
+        order = malloc((config->n + 1) * sizeof(size_t));
+        if (!s.items || !gone || !order) {
                 free(s.items);
                 return -ENOMEM;
         }
         for (size_t i = 0; i < config->n; i++)
                 if (!below || cgroup_path_is_at_or_below(config->items[i].path, below))
                         s.items[s.n++] = config->items[i];
+        /* the configuration's entries by path: each change finds its own without a walk of all */
+        n_config = s.n;
+        for (size_t i = 0; i < n_config; i++)
+                order[i] = i;
+        qsort_r(order, n_config, sizeof(size_t), item_cmp, s.items);
 
-        for (size_t i = 0; i < c->n; i++) {
+        /* the changes are in path order: @below's subtree is the run from its first */
+        for (size_t i = below ? lower_bound(c, below) : 0; i < c->n; i++) {
                 const ClientChange *x = &c->items[i];
                 Origin origin = { .file = client_change_origin, .line = (unsigned) i + 1 };
-                DesiredCgroup *d = NULL;
+                DesiredCgroup *d;
                 Cgroup *cg;
 
                 if (below && !cgroup_path_is_at_or_below(x->path, below))
-                        continue;
-                for (size_t j = 0; j < s.n; j++)
-                        if (streq(s.items[j].path, x->path))
-                                d = &s.items[j];
+                        break;
+                /* (a change's path is unique among the changes: only the configuration's can match) */
+                d = item_find(s.items, order, n_config, x->path);
                 if (!d) {
                         /* a client change never creates a cgroup: it was made for one that existed */
                         if (h && hierarchy_lookup(h, x->path, &cg) < 0) {
@@ -367,16 +428,6 @@ int client_changes_load_seq(const char *dir, ClientChanges *ret, uint64_t *ret_s
 int client_changes_load(const char *dir, ClientChanges *ret) {
         uint64_t seq;
         return client_changes_load_seq(dir, ret, &seq);
-}
-
-/* Component order: '/' sorts before every other byte, so that a subtree is one run of the index. */
-static int path_cmp(const char *a, const char *b) {
-        for (;; a++, b++) {
-                int x = *a == '/' ? 1 : (unsigned char) *a, y = *b == '/' ? 1 : (unsigned char) *b;
-
-                if (x != y || x == 0)
-                        return x - y;
-        }
 }
 
 static const DesiredSet *sort_set;

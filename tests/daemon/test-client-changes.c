@@ -115,6 +115,50 @@ START_TEST(test_merge_below_and_gone) {
 }
 END_TEST
 
+/* Changes are kept in path order (a subtree is one run): found by bisection, merged below a cgroup by its run */
+START_TEST(test_path_order) {
+        static const char *const paths[] = { "/a0", "/a/b/c", "/", "/ab", "/a-b", "/a", "/a/b", "/b", "/a/a" };
+        static const char *const sorted[] = { "/", "/a", "/a/a", "/a/b", "/a/b/c", "/a-b", "/a0", "/ab", "/b" };
+        ControllerChange ch = { .enable = CGMASK(CONTROLLER_CPU) };
+        DesiredCgroup d[] = { { .path = "/a/b" }, { .path = "/b" } };
+        DesiredSet config = { .items = d, .n = ELEMENTSOF(d) }, merged = {};
+        ClientChanges c = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++)
+                ck_assert_int_eq(client_changes_set(&c, paths[i], true, &ch, false, 1000), 0);
+        ck_assert_uint_eq(c.n, ELEMENTSOF(sorted));
+        for (size_t i = 0; i < c.n; i++) {
+                ck_assert_str_eq(c.items[i].path, sorted[i]);
+                ck_assert_ptr_eq(client_changes_find(&c, sorted[i]), &c.items[i]);
+        }
+        ck_assert_ptr_null(client_changes_find(&c, "/a/bb"));
+        ck_assert_ptr_null(client_changes_find(&c, "/0"));
+
+        /* below /a: /a/b from the configuration, then the changes' own /a, /a/a, /a/b/c; no /a-b, /a0, /ab */
+        ck_assert_int_eq(client_changes_merge(&config, &c, NULL, "/a", &merged, NULL, NULL), 0);
+        ck_assert_uint_eq(merged.n, 4);
+        ck_assert_str_eq(merged.items[0].path, "/a/b");
+        ck_assert_uint_eq(merged.items[0].sc_enable, CGMASK(CONTROLLER_CPU));
+        ck_assert_ptr_eq(merged.items[0].origin.file, NULL);
+        ck_assert_str_eq(merged.items[1].path, "/a");
+        ck_assert_str_eq(merged.items[2].path, "/a/a");
+        ck_assert_str_eq(merged.items[3].path, "/a/b/c");
+        desired_set_done(&merged);
+
+        /* the whole set: every change over its configuration entry, or an entry of its own */
+        ck_assert_int_eq(client_changes_merge(&config, &c, NULL, NULL, &merged, NULL, NULL), 0);
+        ck_assert_uint_eq(merged.n, ELEMENTSOF(sorted));
+        ck_assert_uint_eq(merged.items[1].sc_enable, CGMASK(CONTROLLER_CPU));   /* /b */
+        ck_assert_ptr_eq(merged.items[1].origin.file, NULL);
+        desired_set_done(&merged);
+
+        client_changes_remove(&c, 1);
+        ck_assert_ptr_null(client_changes_find(&c, "/a"));
+        ck_assert_ptr_eq(client_changes_find(&c, "/b"), &c.items[c.n - 1]);
+        client_changes_done(&c);
+}
+END_TEST
+
 START_TEST(test_prune_by_configuration) {
         _cleanup_(config_freep) Config *cfg = config_from(
                 "[cgroup]\npath = /m\n"
@@ -330,7 +374,7 @@ END_TEST
 
 static Suite *requests_suite(void) {
         return CHECK_SUITE("requests", "overlay", setup, teardown, test_newest_word_wins,
-                           test_merge_below_and_gone, test_prune_by_configuration, test_file_round_trip,
+                           test_merge_below_and_gone, test_path_order, test_prune_by_configuration, test_file_round_trip,
                            test_empty_not_written, test_journal_zeros_ahead, test_journal_length_changed);
 }
 
