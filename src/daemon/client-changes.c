@@ -215,10 +215,16 @@ int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const
                          DesiredSet *ret, size_t **ret_gone, size_t *ret_n_gone) {
         _cleanup_free_ size_t *gone = NULL, *order = NULL;
         DesiredSet s = {};
-        size_t n_gone = 0, n_config;
+        size_t n_gone = 0, n_config, first = 0, end = c->n;
 
-        s.items = calloc(config->n + c->n + 1, sizeof(DesiredCgroup));
-        gone = calloc(c->n + 1, sizeof(size_t));
+        /* the changes are in path order: @below's subtree is the run from its first */
+        if (below) {
+                first = end = lower_bound(c, below);
+                while (end < c->n && cgroup_path_is_at_or_below(c->items[end].path, below))
+                        end++;
+        }
+        s.items = calloc(config->n + (end - first) + 1, sizeof(DesiredCgroup));
+        gone = calloc(end - first + 1, sizeof(size_t));
         order = malloc((config->n + 1) * sizeof(size_t));
         if (!s.items || !gone || !order) {
                 free(s.items);
@@ -233,15 +239,12 @@ int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const
                 order[i] = i;
         qsort_r(order, n_config, sizeof(size_t), item_cmp, s.items);
 
-        /* the changes are in path order: @below's subtree is the run from its first */
-        for (size_t i = below ? lower_bound(c, below) : 0; i < c->n; i++) {
+        for (size_t i = first; i < end; i++) {
                 const ClientChange *x = &c->items[i];
                 Origin origin = { .file = client_change_origin, .line = (unsigned) i + 1 };
                 DesiredCgroup *d;
                 Cgroup *cg;
 
-                if (below && !cgroup_path_is_at_or_below(x->path, below))
-                        break;
                 /* (a change's path is unique among the changes: only the configuration's can match) */
                 d = item_find(s.items, order, n_config, x->path);
                 if (!d) {
