@@ -109,6 +109,11 @@ RuleSet hierarchy_rules(const Hierarchy *h);
 CgMask hierarchy_builtin(const Hierarchy *h);
 Cgroup *hierarchy_root(const Hierarchy *h);
 size_t hierarchy_count(const Hierarchy *h);    /* live cgroups, root included */
+/*
+ * A value that changes whenever a cgroup leaves @h (rmdir), and that no other
+ * hierarchy has: equal values mean every cgroup there was then is still there.
+ */
+uint64_t hierarchy_epoch(const Hierarchy *h);
 CgMask hierarchy_threaded_mask(const Hierarchy *h);
 
 /**

@@ -93,6 +93,7 @@ int manager_load_config(Manager *m, ConfigErrors *errs) {
         config_free(m->config);
         m->desired = d;
         m->config = c;
+        manager_gone_look_again(m);
         return 0;
 }
 
@@ -240,6 +241,25 @@ static void log_backend_drift(Manager *m) {
  * is news; re-rendering on every request would race with them and undo
  * their rmdir.
  */
+/*
+ * Client changes and run-time delegations of cgroups that are gone. Only a
+ * cgroup that leaves the model (its epoch), or a new configuration or desired
+ * state (manager_gone_look_again()), can make one gone: a request on a
+ * quiet hierarchy does not look at each of them.
+ */
+static void forget_gone(Manager *m) {
+        if (m->gone_looked && m->gone_epoch == hierarchy_epoch(backend_get_model(m->backend)))
+                return;
+        forget_gone_changes(m);
+        runtime_delegations_forget_gone(m);
+        m->gone_epoch = hierarchy_epoch(backend_get_model(m->backend));
+        m->gone_looked = true;
+}
+
+void manager_gone_look_again(Manager *m) {
+        m->gone_looked = false;
+}
+
 int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reterr_why) {
         _cleanup_free_ char *why = NULL;
         int r;
@@ -248,8 +268,7 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reter
         if (r < 0)
                 log_warning_errno(r, "Failed to look for cgroups made in delegations, ignoring: %m");
         if (!full) {
-                forget_gone_changes(m);
-                runtime_delegations_forget_gone(m);
+                forget_gone(m);
                 return 0;
         }
         m->rereads++;
@@ -264,8 +283,7 @@ int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reter
                 return r;
         }
         m->refresh_warned = false;
-        forget_gone_changes(m);
-        runtime_delegations_forget_gone(m);
+        forget_gone(m);
         log_backend_drift(m);
         delegation_limits_recheck(m);
         return 0;

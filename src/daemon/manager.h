@@ -65,6 +65,9 @@ typedef struct Manager {
         DesiredSet desired;             /* the configuration's */
         Backend *backend;
         ClientChanges changes;          /* the client changes, as applied (and saved, or committing) */
+        /* manager.c forget_gone(): the model's hierarchy_epoch() at the last look for gone cgroups, if valid */
+        uint64_t gone_epoch;
+        bool gone_looked;
         ChangeJournal journal;          /* change-journal.c: how they are saved */
         ChangeCommit *commits, *commits_last; /* change.c: applied, waiting for their record's commit */
         size_t n_commits;
@@ -219,6 +222,9 @@ void manager_notify_ready(Manager *m);
 /* ---- the steps of manager.c that change.c and reload.c take too ---- */
 
 const char *manager_state_dir(Manager *m);
+
+/* A new configuration, desired state or set of client changes: the next refresh looks for gone cgroups again. */
+void manager_gone_look_again(Manager *m);
 
 /*
  * @full: backend_refresh() (a sim: its directory rendered again); otherwise

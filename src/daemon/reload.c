@@ -98,6 +98,7 @@ int manager_reload(Manager *m, ConfigErrors *errs, Refusal *ret_refusal) {
         m->config = TAKE_PTR(c);
         client_changes_done(&m->changes);
         m->changes = next;
+        manager_gone_look_again(m);
         next = (ClientChanges) {};
         /* the record was read before the refresh: a delegation whose cgroup went meanwhile ends now */
         runtime_delegations_forget_gone(m);

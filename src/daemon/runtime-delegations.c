@@ -139,6 +139,7 @@ static int rebuild_desired(Manager *m, bool record) {
                 return r;
         desired_set_done(&m->desired);
         m->desired = d;
+        manager_gone_look_again(m);
         if (!record || m->options.read_only)
                 return 0;
         r = state_file_save(manager_state_dir(m), &m->desired);

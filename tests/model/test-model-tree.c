@@ -307,6 +307,26 @@ static void build_rich_state(Hierarchy *h) {
         RMDIR_OK(h, "A/gone");
 }
 
+/* hierarchy_epoch(): moves when a cgroup leaves, and only then; no two hierarchies share one */
+START_TEST(test_epoch) {
+        _cleanup_(hierarchy_freep) Hierarchy *h = hnew(both_rules[_i], VM);
+        _cleanup_(hierarchy_freep) Hierarchy *c = NULL;
+        uint64_t e;
+
+        MKDIR(h, "A");
+        e = hierarchy_epoch(h);
+        MKDIR(h, "A/B");
+        WRITE_OK(h, "/", "cgroup.subtree_control", "+cpu");
+        RMDIR_FAIL(h, "A", EBUSY, REASON_HAS_CHILDREN);
+        ck_assert_uint_eq(hierarchy_epoch(h), e);
+        ck_assert_int_eq(hierarchy_clone(h, &c), 0);
+        ck_assert_uint_ne(hierarchy_epoch(c), e);
+        RMDIR_OK(h, "A/B");
+        ck_assert_uint_ne(hierarchy_epoch(h), e);
+        ck_assert_uint_ne(hierarchy_epoch(h), hierarchy_epoch(c));
+}
+END_TEST
+
 START_TEST(test_clone) {
         _cleanup_(hierarchy_freep) Hierarchy *h = hnew(both_rules[_i], VM);
         _cleanup_(hierarchy_freep) Hierarchy *c = NULL;
@@ -747,7 +767,7 @@ static Suite *tree_suite(void) {
                     { test_mkdir_file_names_that_do_not_exist_here, 2 }, { test_rmdir, 2 });
         CHECK_TCASE(s, "limits", NULL, NULL, { test_limit_parse, 2 * ELEMENTSOF(limit_cases) },
                     { test_limit_defaults_and_empty_write, 2 }, { test_limit_depth, 2 }, { test_limit_descendants, 2 });
-        CHECK_TCASE(s, "paths", NULL, NULL, { test_paths, 2 }, { test_clone, 2 }, { test_limits_maybe_unread },
+        CHECK_TCASE(s, "paths", NULL, NULL, { test_paths, 2 }, { test_clone, 2 }, { test_epoch, 2 }, { test_limits_maybe_unread },
                     { test_import_below, 2 }, { test_mkdir_siblings_in_a_row, 2 });
         CHECK_TCASE(s, "effective", NULL, NULL, { test_doc_example_effective_tree }, { test_doc_example_files });
         CHECK_TCASE(s, "files", NULL, NULL, { test_core_files, 2 }, { test_debug_files_need_debug, 2 },

@@ -69,6 +69,7 @@ struct Hierarchy {
 
         Cgroup *root;
         size_t count;
+        uint64_t epoch;         /* hierarchy_epoch() */
 
         Cgroup **buckets;
         size_t n_buckets;

@@ -121,6 +121,12 @@ Cgroup *cgroup_alloc(const char *name) {
         return c;
 }
 
+/* process-wide, so that no two hierarchies, nor one before and after an rmdir, share a value */
+static uint64_t next_epoch(void) {
+        static uint64_t epoch;
+        return __atomic_add_fetch(&epoch, 1, __ATOMIC_RELAXED);
+}
+
 static void cgroup_free_one(Cgroup *c) {
         cg_values_free(c);
         free(c);
@@ -171,6 +177,7 @@ int hierarchy_new(Hierarchy **ret, RuleSet rules, CgMask builtin) {
                 return -ENOMEM;
         }
         h->count = 1;
+        h->epoch = next_epoch();
         /*
          * No propagation yet: cgroup_init() binds the controllers to the root after
          * cgroup_setup_root(), so until the root's first cgroup_apply_control() (its
@@ -306,6 +313,10 @@ Cgroup *hierarchy_root(const Hierarchy *h) {
 
 size_t hierarchy_count(const Hierarchy *h) {
         return h->count;
+}
+
+uint64_t hierarchy_epoch(const Hierarchy *h) {
+        return h->epoch;
 }
 
 CgMask hierarchy_threaded_mask(const Hierarchy *h) {
@@ -585,6 +596,7 @@ int hierarchy_rmdir(Hierarchy *h, const char *path, Reason *reterr_reason) {
         child_index_remove(h, c);
         unlink_child(c);
         h->count--;
+        h->epoch = next_epoch();
         if (cg_name_is_knob(c->name))
                 h->n_knob_named--;
         cgroup_free_one(c);
