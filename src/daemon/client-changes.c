@@ -211,11 +211,22 @@ static DesiredCgroup *item_find(DesiredCgroup *items, const size_t *order, size_
         return lo > 0 && streq(items[order[lo - 1]].path, path) ? &items[order[lo - 1]] : NULL;
 }
 
+/* The same by a walk: the last of @items[0..n) whose path is @path, or NULL. */
+static DesiredCgroup *item_walk(DesiredCgroup *items, size_t n, const char *path) {
+        for (size_t j = n; j-- > 0;)
+                if (streq(items[j].path, path))
+                        return &items[j];
+        return NULL;
+}
+
+#define MERGE_WALK_MAX 8
+
 int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const Hierarchy *h, const char *below,
                          DesiredSet *ret, size_t **ret_gone, size_t *ret_n_gone) {
         _cleanup_free_ size_t *gone = NULL, *order = NULL;
         DesiredSet s = {};
         size_t n_gone = 0, n_config, first = 0, end = c->n;
+        bool sorted;
 
         /* the changes are in path order: @below's subtree is the run from its first */
         if (below) {
@@ -233,11 +244,14 @@ int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const
         for (size_t i = 0; i < config->n; i++)
                 if (!below || cgroup_path_is_at_or_below(config->items[i].path, below))
                         s.items[s.n++] = config->items[i];
-        /* the configuration's entries by path: each change finds its own without a walk of all */
+        /* the configuration's entries by path, for more than a few changes: each finds its own without a
+         * walk of all (a few walk them: a sort would cost an apply with none more than they do) */
         n_config = s.n;
-        for (size_t i = 0; i < n_config; i++)
+        sorted = end - first > MERGE_WALK_MAX;
+        for (size_t i = 0; sorted && i < n_config; i++)
                 order[i] = i;
-        qsort_r(order, n_config, sizeof(size_t), item_cmp, s.items);
+        if (sorted)
+                qsort_r(order, n_config, sizeof(size_t), item_cmp, s.items);
 
         for (size_t i = first; i < end; i++) {
                 const ClientChange *x = &c->items[i];
@@ -246,7 +260,7 @@ int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const
                 Cgroup *cg;
 
                 /* (a change's path is unique among the changes: only the configuration's can match) */
-                d = item_find(s.items, order, n_config, x->path);
+                d = sorted ? item_find(s.items, order, n_config, x->path) : item_walk(s.items, n_config, x->path);
                 if (!d) {
                         /* a client change never creates a cgroup: it was made for one that existed */
                         if (h && hierarchy_lookup(h, x->path, &cg) < 0) {
