@@ -235,13 +235,6 @@ static void log_backend_drift(Manager *m) {
 }
 
 /*
- * @full: backend_refresh(): native and emulated re-read the whole kernel, a
- * sim re-renders its directory from its model. A sim's model is its kernel:
- * between reloads, only what owners do in their delegations (mkdir, rmdir)
- * is news; re-rendering on every request would race with them and undo
- * their rmdir.
- */
-/*
  * Client changes and run-time delegations of cgroups that are gone. Only a
  * cgroup that leaves the model (its epoch), or a new configuration or desired
  * state (manager_gone_look_again()), can make one gone: a request on a
@@ -260,6 +253,13 @@ void manager_gone_look_again(Manager *m) {
         m->gone_looked = false;
 }
 
+/*
+ * @full: backend_refresh(): native and emulated re-read the whole kernel, a
+ * sim re-renders its directory from its model. A sim's model is its kernel:
+ * between reloads, only what owners do in their delegations (mkdir, rmdir)
+ * is news; re-rendering on every request would race with them and undo
+ * their rmdir.
+ */
 int manager_refresh_quiet(Manager *m, bool full, const char *scope, char **reterr_why) {
         _cleanup_free_ char *why = NULL;
         int r;
