@@ -188,6 +188,7 @@ static void overlay(DesiredCgroup *d, const ClientChange *x, Origin origin) {
         }
 }
 
+/* Indexes into DesiredCgroup @items by path_cmp(), then by index (the desired index, and a merge's) */
 static int item_cmp(const void *a, const void *b, void *items) {
         const DesiredCgroup *v = items;
         size_t x = *(const size_t *) a, y = *(const size_t *) b;
@@ -236,8 +237,7 @@ int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const
         }
         s.items = calloc(config->n + (end - first) + 1, sizeof(DesiredCgroup));
         gone = calloc(end - first + 1, sizeof(size_t));
-        order = malloc((config->n + 1) * sizeof(size_t));
-        if (!s.items || !gone || !order) {
+        if (!s.items || !gone) {
                 free(s.items);
                 return -ENOMEM;
         }
@@ -248,10 +248,16 @@ int client_changes_merge(const DesiredSet *config, const ClientChanges *c, const
          * walk of all (a few walk them: a sort would cost an apply with none more than they do) */
         n_config = s.n;
         sorted = end - first > MERGE_WALK_MAX;
-        for (size_t i = 0; sorted && i < n_config; i++)
-                order[i] = i;
-        if (sorted)
+        if (sorted) {
+                order = malloc((n_config + 1) * sizeof(size_t));
+                if (!order) {
+                        free(s.items);
+                        return -ENOMEM;
+                }
+                for (size_t i = 0; i < n_config; i++)
+                        order[i] = i;
                 qsort_r(order, n_config, sizeof(size_t), item_cmp, s.items);
+        }
 
         for (size_t i = first; i < end; i++) {
                 const ClientChange *x = &c->items[i];
@@ -447,11 +453,6 @@ int client_changes_load(const char *dir, ClientChanges *ret) {
         return client_changes_load_seq(dir, ret, &seq);
 }
 
-static const DesiredSet *sort_set;
-
-static int index_cmp(const void *a, const void *b) {
-        return path_cmp(sort_set->items[*(const size_t *) a].path, sort_set->items[*(const size_t *) b].path);
-}
 
 static int size_cmp(const void *a, const void *b) {
         size_t x = *(const size_t *) a, y = *(const size_t *) b;
@@ -473,9 +474,7 @@ static int desired_index_update(DesiredIndex *idx, const DesiredSet *config) {
                 return -ENOMEM;
         for (size_t i = 0; i < config->n; i++)
                 order[i] = i;
-        sort_set = config;
-        qsort(order, config->n, sizeof(size_t), index_cmp);
-        sort_set = NULL;
+        qsort_r(order, config->n, sizeof(size_t), item_cmp, config->items);
         free(idx->order);
         *idx = (DesiredIndex) { .key = config->items, .n = config->n, .order = order };
         return 0;
