@@ -452,9 +452,13 @@ read_runs() {
 		et=$(med_of calls_per_s "${E1[@]}") gt=$(med_of calls_per_s "${G1[@]}") tt=$(med_of calls_per_s "${T1[@]}")
 		note "2. read path, $label, $k client(s), baseline = Echo(s)->(s)"
 		row "   GetCgroup $cg p50, µs" "$e50" "$g50" "$(ratio "$g50" "$e50")" "target <= 1.20x"
-		row "   GetEffectiveTree p50, µs" "$e50" "$t50" "$(ratio "$t50" "$e50")" "target <= 1.20x"
+		row "   GetEffectiveTree p50, µs" "$e50" "$t50" "$(ratio "$t50" "$e50")" \
+			"$([ "$tag" = demo ] && echo "target <= 1.20x" || echo "the reply's size; target in 2b")"
 		figure "getcgroup_p50_vs_echo_${tag}_${k}_clients" "$(num_ratio "$g50" "$e50")" "<= 1.20" "<=" 1.20
-		figure "geteffectivetree_p50_vs_echo_${tag}_${k}_clients" "$(num_ratio "$t50" "$e50")" "<= 1.20" "<=" 1.20
+		# a tree of every owner cgroup is a reply of that many paths: its target is against an Echo of
+		# as many bytes (2b), and the row above says what the size costs
+		[ "$tag" = demo ] &&
+			figure "geteffectivetree_p50_vs_echo_${tag}_${k}_clients" "$(num_ratio "$t50" "$e50")" "<= 1.20" "<=" 1.20
 		row "   GetCgroup calls/s" "$et" "$gt" "$(ratio "$gt" "$et")" ""
 		row "   GetEffectiveTree calls/s" "$et" "$tt" "$(ratio "$tt" "$et")" ""
 		row "   CPU per call, the service, µs (Echo/GetCgroup)" "$(med_of cpu_svc_us "${E1[@]}")" \
