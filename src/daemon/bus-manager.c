@@ -328,9 +328,7 @@ static int method_set_subtree_control(sd_bus_message *msg, void *userdata, sd_bu
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        _cleanup_(refusal_done) Refusal refusal = {};
         Manager *m = userdata;
-        ConfigErrors errs = CONFIG_ERRORS_INIT;
         Caller caller;
         int r;
 
@@ -345,15 +343,11 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 return refuse(&caller, "Reload", NULL, NULL, r, error);
         if (r == 0)
                 return 1;
-
-        r = manager_reload(m, &errs, &refusal);
-        if (r < 0)
-                r = bus_error_from_reload(error, r, &refusal, &errs);
-        config_errors_done(&errs);
+        /* answered by the reload that the calls arriving with it share */
+        r = bus_reload_queue(m, msg, &caller);
         if (r < 0)
                 return refuse(&caller, "Reload", NULL, NULL, r, error);
-        log_decision(LOG_INFO, &caller, "Reload", NULL, NULL, false, NULL, NULL);
-        return sd_bus_reply_method_return(msg, NULL);
+        return 1;
 }
 
 /* "cpu", "#io", ... in the kernel's order: the way cgroup.controllers prints them */

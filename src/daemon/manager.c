@@ -18,6 +18,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_flush(m);
+        reload_calls_done(&m->reloads);
         read_views_done(&m->views);
         strv_freep(&m->over_limit);
         strv_freep(&m->owner_retry);

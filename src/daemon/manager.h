@@ -17,6 +17,7 @@
 #include "cgbypass/desired.h"
 #include "cgbypass/policy.h"
 #include "bus-loop.h"
+#include "bus-reload.h"
 #include "callers.h"
 #include "cgroup-changed.h"
 #include "change-journal.h"
@@ -72,6 +73,7 @@ typedef struct Manager {
         ChangeCommit *commits, *commits_last; /* change.c: applied, waiting for their record's commit */
         size_t n_commits;
         sd_event_source *commit;        /* the deferred group commit */
+        ReloadCalls reloads;            /* bus-reload.c: Reload calls waiting for their shared reload */
         DesiredIndex desired_index;     /* @desired by path, for a request's subtree */
 
         /* the service */

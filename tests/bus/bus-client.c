@@ -23,6 +23,10 @@
  *       EnableController and BypassController and reads the state back after
  *       each; foreign expects NotDelegated, undelegated ControllerNotDelegated,
  *       invalid InvalidPath. Prints "ok COUNT" or the first wrong answer.
+ *   bus-client reloads COUNT [ERROR]
+ *       COUNT Reload calls sent at once on one connection; prints "sent" when
+ *       they are on their way, then "ok COUNT" when every answer is a success
+ *       (with ERROR: that error), or the first other answer.
  *
  * Exit status: 0 ok, 1 a D-Bus error or a wrong answer, 2 bad usage or a local failure.
  */
@@ -491,6 +495,59 @@ static int do_load(const char *mode, long count, const char *cgroup, const char 
         return 0;
 }
 
+typedef struct ReloadAnswers {
+        const char *want;       /* NULL: success */
+        long answered, wrong;
+} ReloadAnswers;
+
+static int on_reload_answer(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        ReloadAnswers *a = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        const char *got = e ? e->name : NULL;
+
+        a->answered++;
+        if ((got == NULL) != (a->want == NULL) || (got && strcmp(got, a->want) != 0)) {
+                if (a->wrong++ == 0)
+                        printf("FAIL %ld: got %s%s%s, want %s\n", a->answered, got ?: "success", e ? ": " : "",
+                               e ? e->message : "", a->want ?: "success");
+        }
+        return 0;
+}
+
+static int do_reloads(long count, const char *want) {
+        sd_bus *bus = NULL;
+        ReloadAnswers a = { .want = want };
+        int r;
+
+        if (count < 1 || connect_bus(&bus) < 0)
+                return 2;
+        for (long i = 0; i < count; i++) {
+                r = sd_bus_call_method_async(bus, NULL, DEST, PATH, IFACE, "Reload", on_reload_answer, &a, "");
+                if (r < 0) {
+                        fprintf(stderr, "bus-client: cannot send Reload: %s\n", strerror(-r));
+                        sd_bus_flush_close_unref(bus);
+                        return 2;
+                }
+        }
+        r = sd_bus_flush(bus);
+        printf("sent\n");
+        fflush(stdout);
+        while (r >= 0 && a.answered < count) {
+                r = sd_bus_process(bus, NULL);
+                if (r == 0)
+                        r = sd_bus_wait(bus, UINT64_MAX);
+        }
+        sd_bus_flush_close_unref(bus);
+        if (r < 0) {
+                printf("FAIL: the bus: %s\n", strerror(-r));
+                return 1;
+        }
+        if (a.wrong)
+                return 1;
+        printf("ok %ld\n", count);
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         int i = 1;
 
@@ -514,7 +571,9 @@ int main(int argc, char *argv[]) {
                 return do_watch(i + 1 < argc ? strtol(argv[i + 1], NULL, 10) : 60);
         if (!strcmp(argv[i], "load") && i + 4 < argc)
                 return do_load(argv[i + 1], strtol(argv[i + 2], NULL, 10), argv[i + 3], argv[i + 4]);
+        if (!strcmp(argv[i], "reloads") && (argc - i == 2 || argc - i == 3))
+                return do_reloads(strtol(argv[i + 1], NULL, 10), argc - i == 3 ? argv[i + 2] : NULL);
 usage:
-        fprintf(stderr, "usage: bus-client [--no-interactive] call|call-sig|abandon|await|watch|load ...\n");
+        fprintf(stderr, "usage: bus-client [--no-interactive] call|call-sig|abandon|await|watch|load|reloads ...\n");
         return 2;
 }

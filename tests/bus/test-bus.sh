@@ -163,6 +163,28 @@ lines=$(printf '%s\n' "$out" | grep -c "^$D/c.conf:[0-9]*: ")
 	ok "... and the running state stays, files and client changes" || not_ok "state after a broken reload"
 grep -q "kept the running one" "$BUS_ENV_DAEMON_LOG" && grep -q "^cgbypassd: $D/c.conf:[0-9]*: " "$BUS_ENV_DAEMON_LOG" &&
 	ok "... and the log has the FILE:LINE problems" || not_ok "broken reload log" "$(tail -5 "$BUS_ENV_DAEMON_LOG")"
+# reloads N: the daemon's reloads so far
+reloads() { grep -c "Reloading the configuration" "$BUS_ENV_DAEMON_LOG"; }
+# Reload calls sent together, the daemon stopped meanwhile so that it reads them in one go:
+# one reload for all, and each call gets its answer. reloads_together COUNT [ERROR]
+reloads_together() {
+	: >"$D/reloads.out"
+	kill -STOP "$BUS_ENV_DAEMON_PID"
+	"$client" reloads "$@" >"$D/reloads.out" 2>&1 &
+	local rp=$!
+	bus_env_wait_for 10 grep -qx sent "$D/reloads.out"
+	sleep 0.3       # dbus-daemon hands them on to the stopped daemon's socket
+	kill -CONT "$BUS_ENV_DAEMON_PID"
+	wait "$rp"
+	st=$?
+	out=$(cat "$D/reloads.out")
+}
+n0=$(reloads)
+reloads_together 4 org.cgbypass1.Error.ConfigInvalid
+n1=$(reloads)
+[ $st -eq 0 ] && [[ $out == *"ok 4" ]] && [ $((n1 - n0)) -eq 1 ] && [ "$before" = "$(snap)" ] &&
+	ok "4 Reload calls together, broken configuration: one reload, each call refused with ConfigInvalid" ||
+	not_ok "Reloads together, broken" "$out; $((n1 - n0)) reload(s)"
 kill -HUP "$BUS_ENV_DAEMON_PID"
 bus_env_wait_for 5 eval '[ "$(grep -c "kept the running one" "$BUS_ENV_DAEMON_LOG")" -ge 2 ]' &&
 	bus_env_daemon_alive && [ "$before" = "$(snap)" ] &&
@@ -176,8 +198,21 @@ c Reload
 	[ "$(key /srv/owner controllers)" = "cpu #io memory" ] &&
 	ok "Reload applies the new configuration and keeps the client changes" || not_ok "good Reload" "$out"
 seen /B && ok "CgroupChanged for the cgroup the reload made" || not_ok "no CgroupChanged /B" "$(cat "$D/signals")"
+# an OCI hook asks for a reload at each container start: a burst of them shares one
+printf '\n[cgroup]\npath = /B2\nsubtree-control = +memory\n' >>"$D/c.conf"
+n0=$(reloads)
+reloads_together 8
+n1=$(reloads)
+[ $st -eq 0 ] && [[ $out == *"ok 8" ]] && [ $((n1 - n0)) -eq 1 ] && [ -d "$root/B2" ] &&
+	grep -q "8 Reload calls share this reload" "$BUS_ENV_DAEMON_LOG" &&
+	ok "8 Reload calls together: one reload applies the new configuration, and each call is answered" ||
+	not_ok "Reloads together" "$out; $((n1 - n0)) reload(s)"
+c Reload
+[ $st -eq 0 ] && [ "$(reloads)" -eq $((n1 + 1)) ] && ok "... and a Reload after them reloads again" ||
+	not_ok "Reload after the shared one" "$out"
+n0=$(grep -c "Reloaded the configuration" "$BUS_ENV_DAEMON_LOG")
 kill -HUP "$BUS_ENV_DAEMON_PID"
-bus_env_wait_for 5 eval '[ "$(grep -c "Reloaded the configuration" "$BUS_ENV_DAEMON_LOG")" -ge 2 ]' &&
+bus_env_wait_for 5 eval '[ "$(grep -c "Reloaded the configuration" "$BUS_ENV_DAEMON_LOG")" -gt "$n0" ]' &&
 	ok "SIGHUP reloads" || not_ok "SIGHUP reload" "$(tail -3 "$BUS_ENV_DAEMON_LOG")"
 watch_stop
 
@@ -187,8 +222,20 @@ out=$("$daemon" --bus system --config "$D/c.conf" --config-dir "$D/none" --cgrou
 [ $? -ne 0 ] && [[ $out == *"owns org.cgbypass1 already"* ]] && ok "a second instance refuses to start" ||
 	not_ok "second instance" "$out"
 
-# SIGTERM: a clean exit; a restart keeps the client changes
+# SIGTERM: a clean exit; a restart keeps the client changes. Reload calls that wait then are
+# answered that it stops (or, read after the signal, see it go): none is left without an answer
+kill -STOP "$BUS_ENV_DAEMON_PID"
+"$client" reloads 2 >"$D/reloads.out" 2>&1 &
+rp=$!
+bus_env_wait_for 10 grep -qx sent "$D/reloads.out"
+sleep 0.3
+kill -TERM "$BUS_ENV_DAEMON_PID"
+kill -CONT "$BUS_ENV_DAEMON_PID"
 bus_env_stop_daemon TERM
+wait "$rp"
+out=$(cat "$D/reloads.out")
+[[ $out == *"org.cgbypass1.Error.Failed: cgbypassd is stopping"* || $out == *"org.freedesktop.DBus.Error.NoReply"* ]] &&
+	ok "Reload calls waiting at SIGTERM are answered" || not_ok "Reloads at SIGTERM" "$out"
 [ "$BUS_ENV_DAEMON_STATUS" = 0 ] && ! bus_env_has_name org.cgbypass1 && ok "SIGTERM: exit 0, the name is released" ||
 	not_ok "SIGTERM" "status $BUS_ENV_DAEMON_STATUS"
 grep -qi "sanitizer" "$BUS_ENV_DAEMON_LOG" && not_ok "sanitizer report" "$(grep -i -A5 sanitizer "$BUS_ENV_DAEMON_LOG")" ||
