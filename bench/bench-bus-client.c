@@ -15,7 +15,8 @@
  *       cgroup printf(FMT, client index), controller S, starting with Enable:
  *       every call changes the cgroup; a client that stops after an Enable
  *       makes one more, untimed, Bypass, so each run leaves what it found),
- *       GetCgroup (S a cgroup), GetEffectiveTree (S a controller), Echo (S).
+ *       GetCgroup (S a cgroup), GetEffectiveTree (S a controller), Echo (S),
+ *       Reload (no argument; as root).
  *
  *   bench-bus-client startup --notify-socket PATH [--settle-ms MS] -- CMD [ARG...]
  *       binds a datagram socket at PATH, starts CMD with NOTIFY_SOCKET=PATH,
@@ -65,7 +66,7 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 static __attribute__((noreturn)) void usage(void) {
-        fprintf(stderr, "usage: " PROG " run --method change|GetCgroup|GetEffectiveTree|Echo [--dest NAME] [--arg S]\n"
+        fprintf(stderr, "usage: " PROG " run --method change|GetCgroup|GetEffectiveTree|Echo|Reload [--dest NAME] [--arg S]\n"
                         "          [--arg-size BYTES] [--cgroup-fmt FMT] [--clients K] [--warmup W] (--iterations N | --duration SEC)\n"
                         "       " PROG " startup --notify-socket PATH [--settle-ms MS] -- CMD [ARG...]\n");
         exit(2);
@@ -90,7 +91,9 @@ static int one_call(sd_bus *bus, const Run *o, const char *cgroup, uint64_t i, b
                 r = sd_bus_call_method(bus, o->dest, PATH_OBJ, IFACE, member, &e, &reply, "ss", cgroup, o->arg);
                 if (ret_enabled)
                         *ret_enabled = i % 2 == 0;
-        } else
+        } else if (strcmp(member, "Reload") == 0)
+                r = sd_bus_call_method(bus, o->dest, PATH_OBJ, IFACE, member, &e, &reply, "");
+        else
                 r = sd_bus_call_method(bus, o->dest, PATH_OBJ, IFACE, member, &e, &reply, "s", o->arg);
         if (r < 0) {
                 static unsigned printed;

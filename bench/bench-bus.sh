@@ -54,7 +54,8 @@
 #                              /tmp, every size; making and removing 2.4 million files there takes many
 #                              minutes)
 #   CGB_BENCH_TMPFS_SIZE [4g]  that tmpfs's size= (16g holds 100,002 cgroups' files, on a machine with the RAM)
-#   CGB_BENCH_PARTS [request,scale,read,memory]
+#   CGB_BENCH_RELOAD_SIZE [10000] managed cgroups in part 1d (Reload calls together)
+#   CGB_BENCH_PARTS [request,scale,reload,read,memory]
 #   CGB_BENCH_READ_OWNER_CGROUPS [12000] part 2b: cgroups the owner of G makes (0: no part 2b)
 #   CGB_BENCH_READ_BIG_ITERATIONS [READ_ITERATIONS] timed calls per client per read run in part 2b
 #   CGB_BENCH_ANY_BUILD=1      measure even a sanitized or unoptimized build
@@ -80,10 +81,11 @@ STATE_ON=${CGB_BENCH_STATE:-disk}
 STARTUP_RUNS=${CGB_BENCH_STARTUP_RUNS:-5}
 SCALE_ITER=${CGB_BENCH_SCALE_ITERATIONS:-200}
 SCALE_SIZES=${CGB_BENCH_SCALE_SIZES:-100,10000,100000}
+RELOAD_SIZE=${CGB_BENCH_RELOAD_SIZE:-10000}
 SCALE_START_WAIT=${CGB_BENCH_SCALE_START_WAIT:-600}
 SCALE_ON=${CGB_BENCH_SCALE_FS:-tmpfs}
 TMPFS_SIZE=${CGB_BENCH_TMPFS_SIZE:-4g}
-PARTS=${CGB_BENCH_PARTS:-request,scale,read,memory}
+PARTS=${CGB_BENCH_PARTS:-request,scale,reload,read,memory}
 READ_OWNER_CGROUPS=${CGB_BENCH_READ_OWNER_CGROUPS:-12000}
 READ_BIG_ITER=${CGB_BENCH_READ_BIG_ITERATIONS:-$READ_ITER}
 
@@ -423,6 +425,30 @@ if has_part scale; then
 			"target <= 1.20x; CPU per call $(field "$o" cpu_svc_us) µs"
 		figure "request_p50_${n}_vs_${sizes[0]}_cgroups" "$(num_ratio "$(field "$o" p50_us)" "$r50")" "<= 1.20" "<=" 1.20
 	done
+fi
+
+# ---- 1d. Reload calls that arrive together: an OCI hook asks for one at each container start ----
+if has_part reload; then
+	say "# 1d. Reload with $RELOAD_SIZE managed cgroups: one call, then $CLIENTS together (each its own" \
+		"connection, as root), $ROUNDS x each"
+	gen_conf "$RELOAD_SIZE" "$D/reload.conf"
+	bus_env_start_daemon --config "$D/reload.conf" --config-dir "$D/none" --cgroup-root "$FS/sim-reload" \
+		--state-directory "$(state_dir reload)" || die "cgbypassd did not start"
+	reload_one() { "$client" run --method Reload --clients 1 --warmup 0 --iterations 1 2>>"$D/client.log"; }
+	reload_all() { "$client" run --method Reload --clients "$CLIENTS" --warmup 0 --iterations 1 2>>"$D/client.log"; }
+	interleave reload_one reload_all || die "reload runs failed"
+	printf '#   one: %s\n' "${RES_A[@]}"
+	printf "#   $CLIENTS together: %s\n" "${RES_B[@]}"
+	for l in "${RES_A[@]}" "${RES_B[@]}"; do
+		[ "$(field "$l" errors)" = 0 ] || die "a Reload failed: $l"
+	done
+	w1=$(awk -v w="$(med_of wall_s "${RES_A[@]}")" 'BEGIN { printf "%.1f", w * 1000 }')
+	wn=$(awk -v w="$(med_of wall_s "${RES_B[@]}")" 'BEGIN { printf "%.1f", w * 1000 }')
+	note "1d. Reload, $RELOAD_SIZE managed cgroups (sim): baseline = one call alone"
+	row "   $CLIENTS calls together, ms to the last answer" "$w1" "$wn" "$(ratio "$wn" "$w1")" "target <= 2.00x"
+	figure "reload_${CLIENTS}_together_vs_1" "$(num_ratio "$wn" "$w1")" "<= 2.00" "<=" 2.00
+	bus_env_stop_daemon
+	rm -rf "${FS:?}/sim-reload" "$(state_dir reload)"
 fi
 
 # ---- 2. the read path ----
