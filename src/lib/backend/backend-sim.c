@@ -408,12 +408,42 @@ static int strp_cmp(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+/* The directory of @path, opened (after making it, if it is not there: *@ret_made), its stat and entries. */
+static int open_listed(Backend *b, const char *path, int *ret_fd, struct stat *ret_st, bool *ret_made,
+                       CgfsEntry **ret_e, size_t *ret_n) {
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        *ret_made = false;
+        r = cgfs_open_dir(b->root_fd, path, O_RDONLY, &fd);
+        if (r == -ENOENT) {
+                r = cgfs_mkdir(b->root_fd, path, 0755);
+                if (r >= 0)
+                        r = cgfs_open_dir(b->root_fd, path, O_RDONLY, &fd);
+                *ret_made = r >= 0;
+        }
+        if (r >= 0 && fstat(fd, ret_st) < 0)
+                r = -errno;
+        if (r >= 0)
+                r = cgfs_list_at(fd, ret_e, ret_n);
+        if (r >= 0)
+                *ret_fd = TAKE_FD(fd);
+        return r;
+}
+
+/*
+ * Make @want's directory hold its files, and no others of ours. Through one fd of the directory:
+ * a sim of 10,000 cgroups has about 240,000 files, and each opened by its path from the root
+ * cost two more resolutions (a reload took ~4 s).
+ */
 static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, DriftList *drift, char **reterr_msg) {
         _cleanup_free_ const char **children = NULL;
         _cleanup_free_ bool *seen = NULL, *foreign = NULL;
+        _cleanup_close_ int dfd = -1;
+        struct stat st_dir;
         CgfsEntry *e = NULL;
         size_t n = 0, nchildren = 0;
-        bool existed = true;
+        bool existed = true, made;
         int r;
 
         for (const Cgroup *k = cgroup_first_child(c); k; k = cgroup_next_sibling(k))
@@ -427,13 +457,8 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
                 children[nchildren++] = cgroup_name(k);
         qsort(children, nchildren, sizeof(char *), strp_cmp);
 
-        r = cgfs_list(b->root_fd, want->path, &e, &n);
-        if (r == -ENOENT) {
-                existed = false;
-                r = cgfs_mkdir(b->root_fd, want->path, 0755);
-                if (r >= 0)
-                        r = cgfs_list(b->root_fd, want->path, &e, &n);
-        }
+        r = open_listed(b, want->path, &dfd, &st_dir, &made, &e, &n);
+        existed = !made;
         if (r < 0)
                 return backend_msg(reterr_msg, r, "Failed to render '%s/%s': %s", b->root, want->path, strerror(-r));
 
@@ -495,7 +520,7 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
                 }
                 f = bsearch(e[i].name, want->files, want->n, sizeof(RFile), rfile_cmp);
                 if (!f) {
-                        r = cgfs_unlink(b->root_fd, want->path, e[i].name);
+                        r = cgfs_unlink_at(dfd, e[i].name);
                         if (r >= 0 && !cgfs_is_tmp_name(e[i].name))
                                 r = drift_list_add(drift, want->path, "stray file", "", e[i].name);
                         continue;
@@ -506,21 +531,20 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
                 struct stat st;
                 bool same = false;
 
-                if (e[i].type == CGFS_ENTRY_FILE && cgfs_file_stat(b->root_fd, want->path, f->name, &st) >= 0 &&
+                if (e[i].type == CGFS_ENTRY_FILE && cgfs_file_stat_at(dfd, f->name, &st) >= 0 &&
                     (st.st_mode & 07777) == f->mode) {
                         /* a write-only file may be unreadable for us: its rendering is empty */
                         if (f->mode == 0200)
                                 same = st.st_size == 0 && !*f->content;
                         else
-                                same = cgfs_read(b->root_fd, want->path, f->name, &content) >= 0 &&
-                                        streq(content, f->content);
+                                same = cgfs_read_at(dfd, f->name, &content) >= 0 && streq(content, f->content);
                 }
                 if (same)
                         continue;
                 if (e[i].type != CGFS_ENTRY_FILE)
-                        r = cgfs_unlink(b->root_fd, want->path, f->name);
+                        r = cgfs_unlink_at(dfd, f->name);
                 if (r >= 0)
-                        r = cgfs_put_file(b->root_fd, want->path, f->name, f->content, f->mode);
+                        r = cgfs_put_file_at(dfd, &st_dir, f->name, f->content, f->mode, 0);
                 if (r >= 0)
                         r = drift_list_add(drift, want->path, f->name, f->content,
                                            content ? content : e[i].type == CGFS_ENTRY_FILE ? "(other mode)" : "(not a file)");
@@ -528,8 +552,8 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
         for (size_t i = 0; i < want->n && r >= 0; i++) {
                 if (seen[i])
                         continue;
-                r = cgfs_put_file(b->root_fd, want->path, want->files[i].name, want->files[i].content,
-                                  want->files[i].mode);
+                r = cgfs_put_file_at(dfd, &st_dir, want->files[i].name, want->files[i].content,
+                                     want->files[i].mode, 0);
                 if (r >= 0 && existed && !fresh)
                         r = drift_list_add(drift, want->path, want->files[i].name, want->files[i].content, "(missing)");
         }

@@ -233,15 +233,11 @@ int cgfs_check_cgroup2(int fd, bool *ret_writable) {
  * its delegation), and open(2) of a FIFO waits for the other end; the type
  * is then decided on the fd, not by the name.
  */
-static int open_regular(int root_fd, const char *path, const char *file, int flags) {
-        _cleanup_free_ char *rel = NULL;
+static int open_regular_rel(int at_fd, const char *rel, int flags) {
         struct stat st;
         int fd, r;
 
-        r = file_rel(path, file, &rel);
-        if (r < 0)
-                return r;
-        fd = open_beneath(root_fd, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+        fd = open_beneath(at_fd, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
         if (fd < 0)
                 return fd == -ENXIO ? -ELOOP : fd;     /* ENXIO: a FIFO without a reader, opened to write */
         if (fstat(fd, &st) < 0)
@@ -254,8 +250,26 @@ static int open_regular(int root_fd, const char *path, const char *file, int fla
         return r;
 }
 
+static int open_regular(int root_fd, const char *path, const char *file, int flags) {
+        _cleanup_free_ char *rel = NULL;
+        int r;
+
+        r = file_rel(path, file, &rel);
+        if (r < 0)
+                return r;
+        return open_regular_rel(root_fd, rel, flags);
+}
+
 int cgfs_read(int root_fd, const char *path, const char *file, char **ret) {
         _cleanup_close_ int fd = open_regular(root_fd, path, file, O_RDONLY);
+
+        if (fd < 0)
+                return fd;
+        return file_read_fd(fd, CGFS_READ_MAX, 0, ret);
+}
+
+int cgfs_read_at(int dir_fd, const char *file, char **ret) {
+        _cleanup_close_ int fd = cgfs_name_is_valid(file) ? open_regular_rel(dir_fd, file, O_RDONLY) : -EINVAL;
 
         if (fd < 0)
                 return fd;
@@ -976,6 +990,12 @@ int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat 
         r = open_dir_of(root_fd, path, file, &dfd);
         if (r < 0)
                 return r;
+        return fstatat(dfd, file, ret, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+int cgfs_file_stat_at(int dfd, const char *file, struct stat *ret) {
+        if (!cgfs_name_is_valid(file))
+                return -EINVAL;
         return fstatat(dfd, file, ret, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 

@@ -48,6 +48,8 @@ int cgfs_check_cgroup2(int fd, bool *ret_writable);
  * owner put there) is -ELOOP, at once.
  */
 int cgfs_read(int root_fd, const char *path, const char *file, char **ret);
+/* The same for FILE, a valid name, in the directory @dir_fd (opened with cgfs_open_dir()). */
+int cgfs_read_at(int dir_fd, const char *file, char **ret);
 
 /*
  * The kernel scan's reader: FILE in the cgroup directory @dir_fd (from
@@ -171,6 +173,7 @@ int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const
 
 /* sim only: lstat(2) of PATH/FILE. */
 int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret);
+int cgfs_file_stat_at(int dfd, const char *file, struct stat *ret);
 
 /* sim only: unlink PATH/FILE (a file or a symlink, never followed). */
 int cgfs_unlink(int root_fd, const char *path, const char *file);
