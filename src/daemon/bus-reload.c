@@ -27,7 +27,7 @@ int bus_reload_queue(Manager *m, sd_bus_message *msg, const Caller *caller) {
                 q->cap = cap;
         }
         q->v[q->n++] = (ReloadCall) { .msg = sd_bus_message_ref(msg), .caller = *caller };
-        if (q->n >= RELOAD_CALLS_MAX || !m->event) {
+        if (q->n >= RELOAD_CALLS_MAX) {
                 bus_reload_run(m);
                 return 1;
         }
@@ -37,7 +37,7 @@ int bus_reload_queue(Manager *m, sd_bus_message *msg, const Caller *caller) {
         if (r >= 0)
                 r = sd_event_source_set_priority(q->defer, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
-                /* no deferred reload: this call's alone, now */
+                /* no deferred reload: the waiting calls get theirs now */
                 q->defer = sd_event_source_disable_unref(q->defer);
                 bus_reload_run(m);
         }
@@ -62,6 +62,17 @@ static void answer(ReloadCall *c, int r, const sd_bus_error *error) {
                 (void) log_full_errno(LOG_DEBUG, q, "Failed to answer a Reload, ignoring: %m");
 }
 
+/* Answer every call of @calls alike, and let them go. */
+static void answer_all(ReloadCalls *calls, int r, const sd_bus_error *error) {
+        for (size_t i = 0; i < calls->n; i++) {
+                answer(&calls->v[i], r, error);
+                sd_bus_message_unref(calls->v[i].msg);
+        }
+        free(calls->v);
+        calls->defer = sd_event_source_disable_unref(calls->defer);
+        *calls = (ReloadCalls) {};
+}
+
 void bus_reload_run(Manager *m) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(refusal_done) Refusal refusal = {};
@@ -72,19 +83,15 @@ void bus_reload_run(Manager *m) {
 
         m->reloads = (ReloadCalls) {};
         taken.defer = sd_event_source_disable_unref(taken.defer);
+        if (taken.n == 0)
+                return;
         if (taken.n > 1)
                 log_info("%zu Reload calls share this reload.", taken.n);
-        if (taken.n > 0) {
-                r = manager_reload(m, &errs, &refusal);
-                if (r < 0)
-                        r = bus_error_from_reload(&error, r, &refusal, &errs);
-                config_errors_done(&errs);
-                for (size_t i = 0; i < taken.n; i++) {
-                        answer(&taken.v[i], r, &error);
-                        sd_bus_message_unref(taken.v[i].msg);
-                }
-        }
-        free(taken.v);
+        r = manager_reload(m, &errs, &refusal);
+        if (r < 0)
+                r = bus_error_from_reload(&error, r, &refusal, &errs);
+        config_errors_done(&errs);
+        answer_all(&taken, r, &error);
 }
 
 void reload_calls_done(ReloadCalls *q) {
@@ -92,11 +99,5 @@ void reload_calls_done(ReloadCalls *q) {
 
         (void) sd_bus_error_set(&error, BUS_ERROR_FAILED, "cgbypassd is stopping; the configuration was not "
                                 "reloaded");
-        for (size_t i = 0; i < q->n; i++) {
-                answer(&q->v[i], -ESHUTDOWN, &error);
-                sd_bus_message_unref(q->v[i].msg);
-        }
-        free(q->v);
-        sd_event_source_disable_unref(q->defer);
-        *q = (ReloadCalls) {};
+        answer_all(q, -ESHUTDOWN, &error);
 }

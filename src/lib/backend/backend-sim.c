@@ -443,7 +443,7 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
         struct stat st_dir;
         CgfsEntry *e = NULL;
         size_t n = 0, nchildren = 0;
-        bool existed = true, made;
+        bool made;
         int r;
 
         for (const Cgroup *k = cgroup_first_child(c); k; k = cgroup_next_sibling(k))
@@ -458,7 +458,6 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
         qsort(children, nchildren, sizeof(char *), strp_cmp);
 
         r = open_listed(b, want->path, &dfd, &st_dir, &made, &e, &n);
-        existed = !made;
         if (r < 0)
                 return backend_msg(reterr_msg, r, "Failed to render '%s/%s': %s", b->root, want->path, strerror(-r));
 
@@ -554,7 +553,7 @@ static int sync_dir(Backend *b, const Cgroup *c, const RDir *want, bool fresh, D
                         continue;
                 r = cgfs_put_file_at(dfd, &st_dir, want->files[i].name, want->files[i].content,
                                      want->files[i].mode, 0);
-                if (r >= 0 && existed && !fresh)
+                if (r >= 0 && !made && !fresh)
                         r = drift_list_add(drift, want->path, want->files[i].name, want->files[i].content, "(missing)");
         }
         cgfs_entries_free(e, n);

@@ -892,13 +892,6 @@ static int open_tmp(int dfd, char name[static CGFS_TMP_NAME_MAX]) {
         return -EEXIST;
 }
 
-/* @path's directory (O_PATH), where @file, which must be a valid name, is put, looked at or removed */
-static int open_dir_of(int root_fd, const char *path, const char *file, int *ret_dfd) {
-        if (!cgfs_name_is_valid(file))
-                return -EINVAL;
-        return cgfs_open_dir(root_fd, path, O_PATH, ret_dfd);
-}
-
 /* who we are does not change while we run; a rewrite of every file would ask each time */
 bool cgfs_running_as_root(void) {
         static int root = -1;
@@ -970,29 +963,6 @@ int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const
         return r;
 }
 
-int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode) {
-        _cleanup_close_ int dfd = -1;
-        struct stat st_dir;
-        int r;
-
-        r = open_dir_of(root_fd, path, file, &dfd);
-        if (r < 0)
-                return r;
-        if (fstat(dfd, &st_dir) < 0)
-                return -errno;
-        return cgfs_put_file_at(dfd, &st_dir, file, content, mode, 0);
-}
-
-int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret) {
-        _cleanup_close_ int dfd = -1;
-        int r;
-
-        r = open_dir_of(root_fd, path, file, &dfd);
-        if (r < 0)
-                return r;
-        return fstatat(dfd, file, ret, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-}
-
 int cgfs_file_stat_at(int dfd, const char *file, struct stat *ret) {
         if (!cgfs_name_is_valid(file))
                 return -EINVAL;
@@ -1005,12 +975,3 @@ int cgfs_unlink_at(int dfd, const char *file) {
         return unlinkat(dfd, file, 0) < 0 ? -errno : 0;
 }
 
-int cgfs_unlink(int root_fd, const char *path, const char *file) {
-        _cleanup_close_ int dfd = -1;
-        int r;
-
-        r = open_dir_of(root_fd, path, file, &dfd);
-        if (r < 0)
-                return r;
-        return cgfs_unlink_at(dfd, file);
-}

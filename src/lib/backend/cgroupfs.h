@@ -148,15 +148,6 @@ int cgfs_list_kernfs_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
 /* The subdirectories only, of any directory (a sim's: d_type, or fstatat(2) where it is unknown). */
 int cgfs_list_dirs_at(int dir_fd, CgfsEntry **ret, size_t *ret_n);
 
-/*
- * sim only: make PATH/FILE a regular file with @content and @mode (umask
- * ignored). A new file is created in place; an existing one is replaced
- * atomically through a temporary file (a 0444 file cannot be reopened for
- * writing by its unprivileged owner). Owners as kernfs has them (as root):
- * a replaced regular file of one link keeps its owner, a new one is the
- * writer's; ownership.c gives the files below a delegation root to its owner.
- */
-int cgfs_put_file(int root_fd, const char *path, const char *file, const char *content, mode_t mode);
 /* cgfs_put_file_at()'s @flags */
 enum {
         /* the caller expects FILE there (a rewrite); a hint only, either way is right */
@@ -165,23 +156,25 @@ enum {
         CGFS_PUT_DIR_OWNER = 1 << 1,
 };
 /*
- * The same in a directory opened once for several files: @dfd from
- * cgfs_open_dir() (O_PATH is enough), @st_dir its fstat(2).
+ * sim only: make FILE in the directory @dfd (from cgfs_open_dir(); O_PATH is
+ * enough; @st_dir its fstat(2)) a regular file with @content and @mode (umask
+ * ignored). A new file is created in place; an existing one is replaced
+ * atomically through a temporary file (a 0444 file cannot be reopened for
+ * writing by its unprivileged owner). Owners as kernfs has them (as root):
+ * a replaced regular file of one link keeps its owner, a new one is the
+ * writer's; ownership.c gives the files below a delegation root to its owner.
  */
 int cgfs_put_file_at(int dfd, const struct stat *st_dir, const char *file, const char *content, mode_t mode,
                      unsigned flags);
 
-/* sim only: lstat(2) of PATH/FILE. */
-int cgfs_file_stat(int root_fd, const char *path, const char *file, struct stat *ret);
+/* sim only: lstat(2) of FILE in the directory @dfd (from cgfs_open_dir()). */
 int cgfs_file_stat_at(int dfd, const char *file, struct stat *ret);
 
-/* sim only: unlink PATH/FILE (a file or a symlink, never followed). */
-int cgfs_unlink(int root_fd, const char *path, const char *file);
-/* The same in a directory opened by cgfs_open_dir(). */
+/* sim only: unlink FILE in the directory @dfd (a file or a symlink, never followed). */
 int cgfs_unlink_at(int dfd, const char *file);
 
 /*
- * cgfs_put_file()'s temporary files: CGFS_TMP_PREFIX and 16 random hex
+ * cgfs_put_file_at()'s temporary files: CGFS_TMP_PREFIX and 16 random hex
  * digits, made with O_EXCL, so no name an owner made can be taken for one.
  * The sim removes stray ones at open.
  */
