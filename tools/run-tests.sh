@@ -15,11 +15,11 @@
 #  6. ends with one line "N passed, N failed" over all runs
 #
 # The suite system (tests/system: Debian 12 with systemd as PID 1 in the VM,
-# the project's .deb installed, on both kernels) runs by default. Cold, the
-# first mmdebstrap of the root file system (then cached in
-# /var/cache/cgbypassd-rootfs) adds about 18 min; the figures, measured on a
-# loaded machine, are in tests/system/vm-system.sh. CGB_SYSTEM_TESTS=0 leaves
-# it out, e.g. on a machine without a Debian mirror for mmdebstrap.
+# the project's .deb installed, on both kernels) runs by default. On a fresh
+# quiet 2-core machine the whole run took 52 min (the kernels 21, mmdebstrap
+# of the root file system, then cached in /var/cache/cgbypassd-rootfs, 70 s);
+# warm, about 28 min. CGB_SYSTEM_TESTS=0 leaves it out, e.g. on a machine
+# without a Debian mirror for mmdebstrap.
 #
 # usage: tools/run-tests.sh [--no-kernel] [MESON-TEST-ARGS...]
 #   --no-kernel   skip building the kernels; the VM tests then fail and say why
