@@ -18,7 +18,7 @@
 # the project's .deb installed, on both kernels) runs by default. On a fresh
 # quiet 2-core machine the whole run took 52 min (the kernels 21, mmdebstrap
 # of the root file system, then cached in /var/cache/cgbypassd-rootfs, 70 s);
-# warm, about 28 min. CGB_SYSTEM_TESTS=0 leaves it out, e.g. on a machine
+# warm, 28 to 33 min. CGB_SYSTEM_TESTS=0 leaves it out, e.g. on a machine
 # without a Debian mirror for mmdebstrap.
 #
 # usage: tools/run-tests.sh [--no-kernel] [MESON-TEST-ARGS...]
